@@ -1,0 +1,55 @@
+# -*- coding: utf-8 -*-
+# Copyright: gpuhpc.slurm contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Filters used by the collection's preflight checks."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible.errors import AnsibleFilterError
+from ansible_collections.gpuhpc.slurm.plugins.module_utils.munge import MungeKeyError, decode_key
+
+
+def inventory_problems(groups, required, exclusive):
+    """Return a list of messages, one per problem found in the inventory.
+
+    ``groups`` is Ansible's ``groups`` magic variable, ``required`` a list of
+    group names that must exist with at least one host, ``exclusive`` a list of
+    pairs of groups that may not share a host.
+    """
+    if not isinstance(groups, dict):
+        raise AnsibleFilterError('inventory_problems expects the groups variable (a dict)')
+    problems = []
+    for name in required:
+        if name not in groups:
+            problems.append("inventory group '%s' is missing: add it with at least one host "
+                            "(see inventory/example/hosts.yml)" % name)
+        elif not groups[name]:
+            problems.append("inventory group '%s' has no host: put at least one host in it" % name)
+    for pair in exclusive:
+        if len(pair) != 2:
+            raise AnsibleFilterError('each exclusive entry must be a pair of group names, got %r' % (pair,))
+        first, second = pair
+        shared = [h for h in groups.get(first, []) if h in groups.get(second, [])]
+        for host in shared:
+            problems.append("host '%s' is in both '%s' and '%s', which must not share a host: "
+                            "move it out of one of them" % (host, first, second))
+    return problems
+
+
+def munge_key_error(value, name='munge_key'):
+    """Return why ``value`` is not a usable base64 munge key, or '' when it is."""
+    try:
+        decode_key(value, name)
+    except MungeKeyError as e:
+        return str(e)
+    return ''
+
+
+class FilterModule(object):
+    def filters(self):
+        return {
+            'inventory_problems': inventory_problems,
+            'munge_key_error': munge_key_error,
+        }
