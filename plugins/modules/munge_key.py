@@ -20,7 +20,7 @@ description:
     result, the diff or an error message; only a short SHA-256 fingerprint does.
   - Unlike M(ansible.builtin.copy) with C(content), binary keys survive intact.
 author:
-  - gpuhpc.slurm contributors
+  - gpuhpc.slurm maintainers (@gpuhpc)
 options:
   path:
     description: Path of the key file.
@@ -42,7 +42,7 @@ attributes:
     support: full
     description: Shows the key fingerprint before and after, never the key.
 notes:
-  - Use C(no_log) on the task when passing O(key): the module marks it as
+  - Use C(no_log) on the task when passing O(key). The module marks it as
     secret, but the task's arguments may still be shown by callbacks.
 '''
 

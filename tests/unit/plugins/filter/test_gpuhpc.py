@@ -1,0 +1,69 @@
+import base64
+
+import pytest
+from ansible.errors import AnsibleFilterError
+from ansible_collections.gpuhpc.slurm.plugins.filter.gpuhpc import (
+    FilterModule,
+    inventory_problems,
+    munge_key_error,
+)
+
+REQUIRED = ['slurm_controller', 'slurm_compute']
+EXCLUSIVE = [['slurm_controller', 'slurm_compute'], ['monitoring', 'slurm_compute']]
+GOOD = {
+    'all': ['login', 'ctl', 'gpu-01', 'gpu-02', 'monitor'],
+    'ungrouped': [],
+    'slurm_login': ['login'],
+    'slurm_controller': ['ctl'],
+    'slurm_compute': ['gpu-01', 'gpu-02'],
+    'monitoring': ['monitor'],
+}
+
+
+def test_a_good_inventory_has_no_problem():
+    assert inventory_problems(GOOD, REQUIRED, EXCLUSIVE) == []
+
+
+def test_a_missing_group_is_named():
+    groups = dict(GOOD)
+    del groups['slurm_controller']
+    problems = inventory_problems(groups, REQUIRED, EXCLUSIVE)
+    assert len(problems) == 1
+    assert "'slurm_controller' is missing" in problems[0]
+
+
+def test_an_empty_controller_group_is_named():
+    problems = inventory_problems(dict(GOOD, slurm_controller=[]), REQUIRED, EXCLUSIVE)
+    assert problems == ["inventory group 'slurm_controller' has no host: put at least one host in it"]
+
+
+def test_a_host_in_two_exclusive_groups_names_host_and_groups():
+    groups = dict(GOOD, monitoring=['monitor', 'gpu-02'])
+    problems = inventory_problems(groups, REQUIRED, EXCLUSIVE)
+    assert len(problems) == 1
+    assert "'gpu-02'" in problems[0]
+    assert "'monitoring'" in problems[0] and "'slurm_compute'" in problems[0]
+
+
+def test_every_problem_is_listed():
+    groups = dict(GOOD, slurm_compute=['ctl', 'monitor'])
+    del groups['slurm_login']
+    problems = inventory_problems(groups, REQUIRED + ['slurm_login'], EXCLUSIVE)
+    assert len(problems) == 3
+
+
+def test_bad_rules_are_refused():
+    with pytest.raises(AnsibleFilterError):
+        inventory_problems(GOOD, REQUIRED, [['only-one']])
+    with pytest.raises(AnsibleFilterError):
+        inventory_problems(['not', 'a', 'dict'], REQUIRED, EXCLUSIVE)
+
+
+def test_munge_key_error():
+    assert munge_key_error(base64.b64encode(b'k' * 32).decode()) == ''
+    assert munge_key_error('c2hvcnQ=').startswith('munge_key is 5 bytes')
+    assert munge_key_error('%%%', 'vault_munge').startswith('vault_munge is not valid base64')
+
+
+def test_filters_are_registered():
+    assert set(FilterModule().filters()) == {'inventory_problems', 'munge_key_error'}
