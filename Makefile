@@ -1,0 +1,46 @@
+# gpuhpc.slurm — the two commands a newcomer needs:
+#   make lab    bring up the lab cluster and run site.yml against it
+#   make test   the whole test suite (what CI runs)
+# Each installs what it needs (a Docker engine, the pinned Python tools).
+
+SHELL := /bin/bash
+VENV := .venv/bin
+
+.PHONY: help deps engine lab lab-down test lint sanity unit collection molecule bench build clean
+
+help:
+	@echo "make lab        bring up the lab cluster (containers) and run site.yml against it"
+	@echo "make lab-down   remove the lab's containers, network and volumes (nothing else)"
+	@echo "make test       lint + ansible-test sanity + unit + collection build + molecule"
+	@echo "make lint | sanity | unit | collection | molecule   one stage of make test"
+	@echo "make bench      time make lab from nothing and again (bench/lab.sh)"
+	@echo "make build      build the collection tarball"
+
+deps:
+	@tools/deps.sh
+
+engine:
+	@tools/engine.sh
+
+lab:
+	@tools/lab.sh
+
+lab-down: deps
+	@if docker info >/dev/null 2>&1; then \
+	  $(VENV)/ansible-playbook -i inventory/lab lab/down.yml; \
+	else echo "[lab] no Docker engine answers: no lab to remove"; fi
+
+test:
+	@tools/test.sh
+
+lint sanity unit collection molecule:
+	@tools/test.sh $@
+
+bench:
+	@bench/lab.sh
+
+build: deps
+	@$(VENV)/ansible-galaxy collection build --force .
+
+clean:
+	rm -rf .cache gpuhpc-slurm-*.tar.gz

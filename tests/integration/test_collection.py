@@ -1,0 +1,133 @@
+"""The built collection installs, and resolves by FQCN outside this repo.
+
+Builds the tarball with ansible-galaxy, installs it into a temporary
+collections path, and runs playbooks from a folder outside the checkout.
+"""
+import base64
+import os
+import subprocess
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+@pytest.fixture(scope='module')
+def installed(tmp_path_factory):
+    base = tmp_path_factory.mktemp('collection')
+    build, collections, work = base / 'build', base / 'collections', base / 'elsewhere'
+    work.mkdir()
+    env = dict(os.environ,
+               ANSIBLE_COLLECTIONS_PATH=str(collections),
+               ANSIBLE_CONFIG=str(work / 'none.cfg'),  # not this repo's ansible.cfg
+               ANSIBLE_RETRY_FILES_ENABLED='false',
+               ANSIBLE_NOCOLOR='1')
+    subprocess.run(['ansible-galaxy', 'collection', 'build', '--output-path', str(build), ROOT],
+                   check=True, capture_output=True, cwd=work, env=env)
+    tarballs = list(build.glob('gpuhpc-slurm-*.tar.gz'))
+    assert len(tarballs) == 1
+    subprocess.run(['ansible-galaxy', 'collection', 'install', '-p', str(collections), str(tarballs[0])],
+                   check=True, capture_output=True, cwd=work, env=env)
+    assert (collections / 'ansible_collections' / 'gpuhpc' / 'slurm' / 'MANIFEST.json').exists()
+    return dict(base=base, tarball=tarballs[0], work=work, env=env, collections=collections)
+
+
+def run(installed, *argv, check=True):
+    result = subprocess.run(list(argv), cwd=installed['work'], env=installed['env'],
+                            capture_output=True, text=True)
+    if check and result.returncode != 0:
+        raise AssertionError('%s failed:\n%s\n%s' % (' '.join(argv), result.stdout, result.stderr))
+    return result
+
+
+def write_inventory(installed, name, text):
+    path = installed['work'] / name
+    path.write_text(text)
+    return str(path)
+
+
+def test_tarball_leaves_out_dev_files(installed):
+    listing = subprocess.run(['tar', '-tzf', str(installed['tarball'])], check=True,
+                             capture_output=True, text=True).stdout.split()
+    assert 'roles/munge/tasks/main.yml' in listing
+    assert 'playbooks/site.yml' in listing
+    assert not [p for p in listing if p.startswith(('.venv', '.collections', '.lab', '.git/'))]
+
+
+@pytest.mark.parametrize('kind, name', [
+    ('module', 'gpuhpc.slurm.munge_key'),
+    ('role', 'gpuhpc.slurm.munge'),
+    ('filter', 'gpuhpc.slurm.inventory_problems'),
+    ('filter', 'gpuhpc.slurm.munge_key_error'),
+])
+def test_plugins_and_roles_resolve_by_fqcn(installed, kind, name):
+    out = run(installed, 'ansible-doc', '-t', kind, name).stdout
+    assert name.split('.')[-1] in out
+
+
+def test_site_playbook_resolves_by_fqcn(installed):
+    inventory = os.path.join(ROOT, 'inventory', 'example')
+    out = run(installed, 'ansible-playbook', '-i', inventory, '--syntax-check', 'gpuhpc.slurm.site')
+    assert 'ansible_collections/gpuhpc/slurm/playbooks/site.yml' in out.stdout
+
+
+def test_preflight_accepts_the_example_inventory(installed):
+    inventory = os.path.join(ROOT, 'inventory', 'example')
+    out = run(installed, 'ansible-playbook', '-i', inventory, 'gpuhpc.slurm.preflight')
+    assert 'failed=0' in out.stdout
+
+
+def test_preflight_names_missing_group_and_doubly_placed_host(installed):
+    inventory = write_inventory(installed, 'broken.yml', """
+all:
+  children:
+    slurm_compute:
+      hosts:
+        gpu-01:
+        mon-01:
+    monitoring:
+      hosts:
+        mon-01:
+""")
+    out = run(installed, 'ansible-playbook', '-i', inventory, 'gpuhpc.slurm.preflight', check=False)
+    assert out.returncode != 0
+    assert "inventory group 'slurm_controller' is missing" in out.stdout
+    assert "host 'mon-01' is in both 'monitoring' and 'slurm_compute'" in out.stdout
+
+
+def test_preflight_names_an_empty_controller_group(installed):
+    inventory = write_inventory(installed, 'empty.yml', """
+all:
+  children:
+    slurm_controller:
+      hosts: {}
+    slurm_compute:
+      hosts:
+        gpu-01:
+""")
+    out = run(installed, 'ansible-playbook', '-i', inventory, 'gpuhpc.slurm.preflight', check=False)
+    assert out.returncode != 0
+    assert "inventory group 'slurm_controller' has no host" in out.stdout
+
+
+def test_munge_key_module_from_a_playbook_outside_the_repo(installed):
+    key = base64.b64encode(os.urandom(1024)).decode()
+    target = installed['work'] / 'munge.key'
+    playbook = installed['work'] / 'key.yml'
+    playbook.write_text("""
+- hosts: localhost
+  connection: local
+  gather_facts: false
+  tasks:
+    - gpuhpc.slurm.munge_key:
+        path: %s
+        key: "{{ key }}"
+        mode: "0400"
+      no_log: true
+""" % target)
+    first = run(installed, 'ansible-playbook', '-e', 'key=' + key, str(playbook))
+    assert 'changed=1' in first.stdout
+    assert target.read_bytes() == base64.b64decode(key)
+    again = run(installed, 'ansible-playbook', '-e', 'key=' + key, str(playbook))
+    assert 'changed=0' in again.stdout
+    assert key not in first.stdout + again.stdout
