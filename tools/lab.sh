@@ -17,7 +17,7 @@ export ANSIBLE_CALLBACK_PLUGINS=$PWD/lab/callback_plugins
 export ANSIBLE_CALLBACKS_ENABLED=lab_summary
 
 echo "[lab] containers (lab/up.yml)"
-ansible-playbook -i inventory/lab lab/up.yml
+GPUHPC_LAB_SUMMARY=$state/up-run.json ansible-playbook -i inventory/lab lab/up.yml
 echo "[lab] site.yml"
 rc=0
 GPUHPC_LAB_SUMMARY=$state/site-run.json ansible-playbook -i inventory/lab site.yml "$@" || rc=$?
