@@ -129,22 +129,32 @@ def main():
     )
     path = module.params['path']
 
+    given = None
+    if module.params['key'] is not None:
+        try:
+            given = decode_key(module.params['key'], 'key')
+        except MungeKeyError as e:
+            module.fail_json(msg=to_native(e))
+
     if not os.path.isdir(os.path.dirname(path) or '.'):
+        if module.check_mode:
+            # A check run before munge is installed: the key would be written.
+            module.exit_json(changed=True, path=path, size=0, fingerprint='', generated=given is None)
         module.fail_json(msg='the directory of %s does not exist: install munge first' % path)
 
-    try:
-        current = read_key(path)
-        generated = False
-        if module.params['key'] is not None:
-            wanted = decode_key(module.params['key'], 'key')
-        elif current is not None:
+    current = read_key(path)
+    generated = False
+    if given is not None:
+        wanted = given
+    elif current is not None:
+        try:
             check_length(current, 'the existing key file %s' % path)
-            wanted = current
-        else:
-            wanted = os.urandom(MUNGE_KEY_GENERATED_BYTES)
-            generated = True
-    except MungeKeyError as e:
-        module.fail_json(msg=to_native(e))
+        except MungeKeyError as e:
+            module.fail_json(msg=to_native(e))
+        wanted = current
+    else:
+        wanted = os.urandom(MUNGE_KEY_GENERATED_BYTES)
+        generated = True
 
     changed = current != wanted
     before = 'absent' if current is None else 'key %s (%d bytes)' % (fingerprint(current), len(current))

@@ -88,3 +88,16 @@ def test_missing_directory_says_install_munge(run_module, tmp_path):
     result = run_module(munge_key.main, dict(path=str(tmp_path / 'nope' / 'munge.key'), key=KEY_B64))
     assert result['failed'] is True
     assert 'install munge first' in result['msg']
+
+
+def test_check_mode_before_munge_is_installed_reports_a_change(run_module, tmp_path):
+    path = str(tmp_path / 'nope' / 'munge.key')
+    result = run_module(munge_key.main, dict(path=path, key=KEY_B64), check_mode=True)
+    assert result['changed'] is True
+    assert not os.path.exists(os.path.dirname(path))
+
+
+def test_check_mode_still_refuses_a_bad_key(run_module, tmp_path):
+    path = str(tmp_path / 'nope' / 'munge.key')
+    result = run_module(munge_key.main, dict(path=path, key='c2hvcnQ='), check_mode=True)
+    assert result['failed'] is True
