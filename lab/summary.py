@@ -1,7 +1,6 @@
-#!/usr/bin/env python3
 """Print the short summary `make lab` ends with.
 
-    lab/summary.py RUN_JSON START_EPOCH
+    python3 lab/summary.py RUN_JSON START_EPOCH
 RUN_JSON is what the lab_summary callback wrote for the site.yml run;
 START_EPOCH the time `make lab` started.
 """

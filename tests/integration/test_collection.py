@@ -33,7 +33,7 @@ def installed(tmp_path_factory):
 
 
 def run(installed, *argv, check=True):
-    result = subprocess.run(list(argv), cwd=installed['work'], env=installed['env'],
+    result = subprocess.run(list(argv), cwd=installed["work"], env=installed["env"], check=False,
                             capture_output=True, text=True)
     if check and result.returncode != 0:
         raise AssertionError('%s failed:\n%s\n%s' % (' '.join(argv), result.stdout, result.stderr))
