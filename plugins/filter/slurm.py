@@ -1,0 +1,200 @@
+# -*- coding: utf-8 -*-
+# Copyright: gpuhpc.slurm contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Filters that turn the inventory into Slurm configuration."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import re
+
+from ansible.errors import AnsibleFilterError
+from ansible_collections.gpuhpc.slurm.plugins.module_utils import hostlist, slurm_conf
+
+CLUSTER_NAME = re.compile(r'^[a-z0-9_]{1,40}$')
+
+
+def hostlist_compress(hosts):
+    if isinstance(hosts, str):
+        hosts = [hosts]
+    return hostlist.compress(hosts)
+
+
+def hostlist_expand(expr):
+    try:
+        return hostlist.expand(expr)
+    except hostlist.HostlistError as e:
+        raise AnsibleFilterError(str(e))
+
+
+def slurm_node_name(host, hostvars):
+    """The Slurm NodeName of an inventory host: slurm_node_name, else its short name."""
+    return hostvars[host].get('slurm_node_name') or str(host).split('.')[0]
+
+
+def _node_value(hv, facts, var, fact, host, problems):
+    value = hv.get(var)
+    if value not in (None, '', 0):
+        return int(value)
+    if fact not in facts:
+        problems.append("%s: no hardware facts and no %s: gather facts on the node or set %s" % (host, var, var))
+        return 0
+    return int(facts[fact])
+
+
+def _gpus(host, spec, autodetect, problems):
+    """Return (count, type, files) of a node's GPUs, or None when it has none."""
+    if not spec:
+        return None
+    if not isinstance(spec, dict):
+        problems.append('%s: slurm_node_gpus must be a dict like {count: 2, type: h100, files: "/dev/nvidia[0-1]"}' % host)
+        return None
+    if spec.get('count') in (None, ''):
+        problems.append('%s: slurm_node_gpus has no count: give count (the number of GPUs), e.g. {count: %d}'
+                        % (host, len(_expand_files(spec.get('files'))) or 1))
+        return None
+    count = int(spec['count'])
+    if count <= 0:
+        return None
+    files = spec.get('files')
+    if files:
+        devices = _expand_files(files)
+        if len(devices) != count:
+            problems.append('%s: slurm_node_gpus.files %s names %d device(s) but count is %d: make them agree'
+                            % (host, files, len(devices), count))
+    elif not autodetect:
+        files = '/dev/nvidia0' if count == 1 else '/dev/nvidia[0-%d]' % (count - 1)
+    return dict(count=count, type=str(spec.get('type') or ''), files=files or '')
+
+
+def _expand_files(files):
+    if not files:
+        return []
+    try:
+        return hostlist.expand(files)
+    except hostlist.HostlistError as e:
+        return [str(e)]
+
+
+def slurm_nodes(hosts, hostvars, memory_reserved_mb=0, gres_autodetect=''):
+    """Node definitions of slurm.conf and gres.conf from the inventory.
+
+    Returns ``{'nodes': [...], 'problems': [...]}``: one entry per group of
+    identical nodes (``name`` is a hostlist such as ``gpu-[01-12]``), and one
+    message per inconsistency, naming the host and the variable.
+    """
+    problems, defs = [], []
+    for host in hosts:
+        hv = hostvars[host]
+        facts = hv.get('ansible_facts') or {}
+        name = slurm_node_name(host, hostvars)
+        memory = hv.get('slurm_node_real_memory')
+        if memory in (None, '', 0):
+            if 'memtotal_mb' in facts:
+                memory = max(int(facts['memtotal_mb']) - int(memory_reserved_mb), 1)
+            else:
+                problems.append('%s: no hardware facts and no slurm_node_real_memory: gather facts '
+                                'on the node or set slurm_node_real_memory' % host)
+                memory = 0
+        node = dict(
+            cpus=_node_value(hv, facts, 'slurm_node_cpus', 'processor_vcpus', host, problems),
+            sockets=_node_value(hv, facts, 'slurm_node_sockets', 'processor_count', host, problems),
+            cores_per_socket=_node_value(hv, facts, 'slurm_node_cores_per_socket', 'processor_cores', host, problems),
+            threads_per_core=_node_value(hv, facts, 'slurm_node_threads_per_core', 'processor_threads_per_core',
+                                         host, problems),
+            real_memory=int(memory),
+            gpus=_gpus(host, hv.get('slurm_node_gpus'), gres_autodetect, problems),
+        )
+        for group in defs:
+            if group['attrs'] == node:
+                group['names'].append(name)
+                break
+        else:
+            defs.append(dict(attrs=node, names=[name]))
+    nodes = []
+    for group in defs:
+        node = dict(group['attrs'], name=hostlist.compress(group['names']), hosts=group['names'])
+        nodes.append(node)
+    # problems are reported once per unique message, in order
+    seen, unique = set(), []
+    for p in problems:
+        if p not in seen:
+            seen.add(p)
+            unique.append(p)
+    return dict(nodes=nodes, problems=unique)
+
+
+def slurm_partitions(partitions, compute_nodes):
+    """Resolve partitions: node lists expanded and checked against the compute nodes.
+
+    Returns ``{'partitions': [...], 'problems': [...]}``; a partition without
+    ``nodes`` takes every compute node.
+    """
+    problems, out = [], []
+    known = set(compute_nodes)
+    names = set()
+    for i, part in enumerate(partitions or []):
+        if not isinstance(part, dict) or not part.get('name'):
+            problems.append('slurm_partitions[%d] has no name: give each partition a name' % i)
+            continue
+        name = part['name']
+        if name in names:
+            problems.append("partition '%s' is defined twice in slurm_partitions" % name)
+        names.add(name)
+        try:
+            members = hostlist.expand(part['nodes']) if part.get('nodes') else list(compute_nodes)
+        except hostlist.HostlistError as e:
+            problems.append("partition '%s': %s" % (name, e))
+            continue
+        for node in members:
+            if node not in known:
+                problems.append("partition '%s' names node '%s', which is not a compute node: "
+                                "add it to the slurm_compute group or remove it from the partition" % (name, node))
+        if not members:
+            problems.append("partition '%s' has no node" % name)
+        out.append(dict(part, nodes=hostlist.compress(members)))
+    if not out and not problems:
+        problems.append('slurm_partitions is empty: define at least one partition')
+    return dict(partitions=out, problems=problems)
+
+
+def slurm_conf_unknown_keys(keys):
+    """Keys (of a dict or a list) that are not slurm.conf options."""
+    return slurm_conf.unknown_keys(list(keys))
+
+
+def slurm_conf_changes(old_text, new_text):
+    """Which slurm.conf keys changed, and whether that takes a daemon restart."""
+    return slurm_conf.changes(old_text, new_text)
+
+
+def slurm_cluster_name_error(name):
+    """'' when ``name`` is a cluster name Slurm accepts, else why not."""
+    if not CLUSTER_NAME.match(str(name)):
+        return ("slurm_cluster_name '%s' is not a name Slurm accepts: use 1 to 40 lowercase letters, "
+                "digits or underscores (it names tables in the accounting database)" % name)
+    return ''
+
+
+def slurm_version(text):
+    """'MAJOR.MINOR' of a Slurm version string such as '24.11.5-4+deb13u1' (for the version test)."""
+    m = re.search(r'(\d+)\.(\d+)', str(text))
+    if not m:
+        raise AnsibleFilterError('no Slurm version in %r' % text)
+    return '%d.%02d' % (int(m.group(1)), int(m.group(2)))
+
+
+class FilterModule(object):
+    def filters(self):
+        return {
+            'hostlist_compress': hostlist_compress,
+            'hostlist_expand': hostlist_expand,
+            'slurm_node_name': slurm_node_name,
+            'slurm_nodes': slurm_nodes,
+            'slurm_partitions': slurm_partitions,
+            'slurm_conf_unknown_keys': slurm_conf_unknown_keys,
+            'slurm_conf_changes': slurm_conf_changes,
+            'slurm_cluster_name_error': slurm_cluster_name_error,
+            'slurm_version': slurm_version,
+        }
