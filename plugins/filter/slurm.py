@@ -80,9 +80,10 @@ def _expand_files(files):
 def slurm_nodes(hosts, hostvars, memory_reserved_mb=0, gres_autodetect=''):
     """Node definitions of slurm.conf and gres.conf from the inventory.
 
-    Returns ``{'nodes': [...], 'problems': [...]}``: one entry per group of
-    identical nodes (``name`` is a hostlist such as ``gpu-[01-12]``), and one
-    message per inconsistency, naming the host and the variable.
+    Returns ``{'nodes': [...], 'problems': [...], 'def_mem_per_cpu': MiB}``:
+    one entry per group of identical nodes (``name`` is a hostlist such as
+    ``gpu-[01-12]``), one message per inconsistency naming the host and the
+    variable, and the smallest node's memory per CPU.
     """
     problems, defs = [], []
     for host in hosts:
@@ -122,7 +123,10 @@ def slurm_nodes(hosts, hostvars, memory_reserved_mb=0, gres_autodetect=''):
         if p not in seen:
             seen.add(p)
             unique.append(p)
-    return dict(nodes=nodes, problems=unique)
+    # Memory a job gets per CPU unless it asks: the smallest node's share, so
+    # that jobs without --mem do not take a whole node each.
+    shares = [n['real_memory'] // n['cpus'] for n in nodes if n['cpus'] and n['real_memory']]
+    return dict(nodes=nodes, problems=unique, def_mem_per_cpu=min(shares) if shares else 0)
 
 
 def slurm_partitions(partitions, compute_nodes):
