@@ -73,6 +73,9 @@ def connect(params):
         password=params['login_password'] or '',
         database=params.get('login_db') or None,
         connect_timeout=params['connect_timeout'],
+        # A server that accepts but never greets must not hang the play.
+        read_timeout=params['connect_timeout'],
+        write_timeout=params['connect_timeout'],
         ssl=ssl,
         autocommit=True,
     )

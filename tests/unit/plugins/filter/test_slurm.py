@@ -1,0 +1,108 @@
+import pytest
+from ansible.errors import AnsibleFilterError
+from ansible_collections.gpuhpc.slurm.plugins.filter.slurm import (
+    FilterModule,
+    slurm_cluster_name_error,
+    slurm_nodes,
+    slurm_partitions,
+    slurm_version,
+)
+
+FACTS = dict(processor_vcpus=64, processor_count=2, processor_cores=16, processor_threads_per_core=2,
+             memtotal_mb=515000)
+
+
+def node(**extra):
+    return dict(dict(ansible_facts=FACTS), **extra)
+
+
+def test_identical_nodes_fold_into_one_line():
+    hostvars = dict(('gpu-%02d' % i, node(slurm_node_gpus=dict(count=8, type='h100'))) for i in range(1, 13))
+    result = slurm_nodes(sorted(hostvars), hostvars, 1024)
+    assert result['problems'] == []
+    assert len(result['nodes']) == 1
+    n = result['nodes'][0]
+    assert n['name'] == 'gpu-[01-12]'
+    assert (n['cpus'], n['sockets'], n['cores_per_socket'], n['threads_per_core']) == (64, 2, 16, 2)
+    assert n['real_memory'] == 515000 - 1024
+    assert n['gpus'] == dict(count=8, type='h100', files='/dev/nvidia[0-7]')
+    assert result['def_mem_per_cpu'] == (515000 - 1024) // 64
+
+
+def test_different_nodes_stay_apart_and_explicit_values_win():
+    hostvars = {
+        'gpu-01.cluster.example': node(slurm_node_gpus=dict(count=2)),
+        'gpu-02.cluster.example': node(slurm_node_gpus=dict(count=4), slurm_node_real_memory=1000),
+        'cpu-01.cluster.example': node(),
+    }
+    result = slurm_nodes(list(hostvars), hostvars)
+    assert [n['name'] for n in result['nodes']] == ['gpu-01', 'gpu-02', 'cpu-01']
+    assert result['nodes'][1]['real_memory'] == 1000
+    assert result['nodes'][2]['gpus'] is None
+
+
+def test_gpus_without_count_name_the_host_and_the_fix():
+    result = slurm_nodes(['gpu-01'], {'gpu-01': node(slurm_node_gpus=dict(files='/dev/nvidia[0-1]'))})
+    assert result['problems'] == ['gpu-01: slurm_node_gpus has no count: give count (the number of GPUs), e.g. {count: 2}']
+
+
+def test_device_files_must_match_the_count():
+    result = slurm_nodes(['gpu-01'], {'gpu-01': node(slurm_node_gpus=dict(count=2, files='/dev/nvidia[0-2]'))})
+    assert result['problems'] == [
+        'gpu-01: slurm_node_gpus.files /dev/nvidia[0-2] names 3 device(s) but count is 2: make them agree']
+
+
+def test_autodetect_needs_no_files():
+    result = slurm_nodes(['gpu-01'], {'gpu-01': node(slurm_node_gpus=dict(count=2))}, 0, 'nvml')
+    assert result['nodes'][0]['gpus']['files'] == ''
+
+
+def test_missing_facts_are_reported():
+    result = slurm_nodes(['gpu-01'], {'gpu-01': {}})
+    assert 'gpu-01: no hardware facts and no slurm_node_cpus: gather facts on the node or set slurm_node_cpus' \
+        in result['problems']
+    assert len(result['problems']) == 5  # memory, cpus, sockets, cores, threads
+
+
+def test_partitions_default_to_every_compute_node():
+    result = slurm_partitions([dict(name='gpu', default=True)], ['gpu-01', 'gpu-02'])
+    assert result == dict(partitions=[dict(name='gpu', default=True, nodes='gpu-[01-02]')], problems=[])
+
+
+def test_a_partition_naming_an_unknown_node():
+    result = slurm_partitions([dict(name='big', nodes='gpu-[01-03]')], ['gpu-01', 'gpu-02'])
+    assert result['problems'] == [
+        "partition 'big' names node 'gpu-03', which is not a compute node: "
+        "add it to the slurm_compute group or remove it from the partition"]
+
+
+def test_partition_problems():
+    assert slurm_partitions([], ['n1'])['problems'] == ['slurm_partitions is empty: define at least one partition']
+    assert slurm_partitions([dict(nodes='n1')], ['n1'])['problems'] == [
+        'slurm_partitions[0] has no name: give each partition a name']
+    assert "defined twice" in slurm_partitions([dict(name='a'), dict(name='a')], ['n1'])['problems'][0]
+
+
+@pytest.mark.parametrize('name', ['gpulab', 'cluster_1', 'a' * 40])
+def test_good_cluster_names(name):
+    assert slurm_cluster_name_error(name) == ''
+
+
+@pytest.mark.parametrize('name', ['GPU', 'my-cluster', 'a' * 41, '', 'lab cluster'])
+def test_bad_cluster_names(name):
+    message = slurm_cluster_name_error(name)
+    assert message == ("slurm_cluster_name '%s' is not a name Slurm accepts: use 1 to 40 lowercase letters, "
+                       "digits or underscores (it names tables in the accounting database)" % name)
+
+
+def test_slurm_version():
+    assert slurm_version('24.11.5-4+deb13u1') == '24.11'
+    assert slurm_version('22.05.8-4+deb12u3') == '22.05'
+    with pytest.raises(AnsibleFilterError):
+        slurm_version('unknown')
+
+
+def test_filters_are_registered():
+    assert {'hostlist_compress', 'hostlist_expand', 'slurm_nodes', 'slurm_partitions', 'slurm_conf_changes',
+            'slurm_conf_unknown_keys', 'slurm_cluster_name_error', 'slurm_version',
+            'slurm_node_name'} == set(FilterModule().filters())
