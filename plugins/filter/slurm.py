@@ -163,9 +163,10 @@ def slurm_partitions(partitions, compute_nodes):
     return dict(partitions=out, problems=problems)
 
 
-def slurm_conf_unknown_keys(keys):
-    """Keys (of a dict or a list) that are not slurm.conf options."""
-    return slurm_conf.unknown_keys(list(keys))
+def slurm_conf_extra_problems(extra, name='slurm_conf_extra'):
+    """One message per key of ``extra`` that is not a slurm.conf option."""
+    return ["%s: '%s' is not a slurm.conf option (see man slurm.conf); check its spelling" % (name, key)
+            for key in slurm_conf.unknown_keys(list(extra))]
 
 
 def slurm_conf_changes(old_text, new_text):
@@ -197,7 +198,7 @@ class FilterModule(object):
             'slurm_node_name': slurm_node_name,
             'slurm_nodes': slurm_nodes,
             'slurm_partitions': slurm_partitions,
-            'slurm_conf_unknown_keys': slurm_conf_unknown_keys,
+            'slurm_conf_extra_problems': slurm_conf_extra_problems,
             'slurm_conf_changes': slurm_conf_changes,
             'slurm_cluster_name_error': slurm_cluster_name_error,
             'slurm_version': slurm_version,

@@ -3,6 +3,7 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.gpuhpc.slurm.plugins.filter.slurm import (
     FilterModule,
     slurm_cluster_name_error,
+    slurm_conf_extra_problems,
     slurm_nodes,
     slurm_partitions,
     slurm_version,
@@ -95,6 +96,12 @@ def test_bad_cluster_names(name):
                        "digits or underscores (it names tables in the accounting database)" % name)
 
 
+def test_extra_keys():
+    assert slurm_conf_extra_problems({'SchedulerParameters': 'x', 'MaxJobcount': 1}) == []
+    assert slurm_conf_extra_problems({'Foo': 1}) == [
+        "slurm_conf_extra: 'Foo' is not a slurm.conf option (see man slurm.conf); check its spelling"]
+
+
 def test_slurm_version():
     assert slurm_version('24.11.5-4+deb13u1') == '24.11'
     assert slurm_version('22.05.8-4+deb12u3') == '22.05'
@@ -104,5 +111,5 @@ def test_slurm_version():
 
 def test_filters_are_registered():
     assert {'hostlist_compress', 'hostlist_expand', 'slurm_nodes', 'slurm_partitions', 'slurm_conf_changes',
-            'slurm_conf_unknown_keys', 'slurm_cluster_name_error', 'slurm_version',
+            'slurm_conf_extra_problems', 'slurm_cluster_name_error', 'slurm_version',
             'slurm_node_name'} == set(FilterModule().filters())

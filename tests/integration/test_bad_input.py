@@ -1,0 +1,98 @@
+"""Bad input stops the Slurm roles before anything is written, with a message
+that names the variable and the fix. The roles' preflight tasks run against
+local hosts; nothing is installed."""
+import os
+import subprocess
+import textwrap
+
+import pytest
+import yaml
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+NODE = dict(slurm_node_cpus=4, slurm_node_sockets=1, slurm_node_cores_per_socket=4,
+            slurm_node_threads_per_core=1, slurm_node_real_memory=8000)
+
+
+def run(tmp_path, playbook, group_vars=None, node_vars=None):
+    hosts = dict(all=dict(
+        vars=dict(dict(ansible_connection='local', ansible_python_interpreter='{{ ansible_playbook_python }}'),
+                  **(group_vars or {})),
+        children=dict(slurm_controller=dict(hosts=dict(ctl=None)),
+                      slurm_compute=dict(hosts={'gpu-01': dict(NODE, **(node_vars or dict(slurm_node_gpus=dict(count=2))))}))))
+    inventory = tmp_path / 'hosts.yml'
+    inventory.write_text(yaml.safe_dump(hosts))
+    book = tmp_path / 'play.yml'
+    book.write_text(textwrap.dedent(playbook))
+    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, 'ansible.cfg'), ANSIBLE_NOCOLOR='1')
+    result = subprocess.run(['ansible-playbook', '-i', str(inventory), str(book)],
+                            cwd=ROOT, env=env, capture_output=True, text=True, check=False)
+    # one line, quotes as written (the YAML callback folds lines and doubles quotes)
+    return result.returncode, ' '.join((result.stdout + result.stderr).replace("''", "'").split())
+
+
+SLURM_PREFLIGHT = '''
+- hosts: all
+  gather_facts: false
+  tasks:
+    - ansible.builtin.include_role:
+        name: gpuhpc.slurm.slurm
+        tasks_from: preflight
+'''
+
+
+def test_good_input_passes(tmp_path):
+    rc, out = run(tmp_path, SLURM_PREFLIGHT)
+    assert rc == 0, out
+
+
+@pytest.mark.parametrize('group_vars, node_vars, message', [
+    ({}, dict(slurm_node_gpus=dict(files='/dev/nvidia[0-1]')),
+     'gpu-01: slurm_node_gpus has no count: give count (the number of GPUs), e.g. {count: 2}'),
+    ({}, dict(slurm_node_gpus=dict(count=2, files='/dev/nvidia[0-3]')),
+     'gpu-01: slurm_node_gpus.files /dev/nvidia[0-3] names 4 device(s) but count is 2: make them agree'),
+    (dict(slurm_partitions=[dict(name='big', nodes='gpu-[01-02]')]), None,
+     "partition 'big' names node 'gpu-02', which is not a compute node: "
+     "add it to the slurm_compute group or remove it from the partition"),
+    (dict(slurm_cluster_name='My-Cluster'), None,
+     "slurm_cluster_name 'My-Cluster' is not a name Slurm accepts: use 1 to 40 lowercase letters, "
+     "digits or underscores (it names tables in the accounting database)"),
+    (dict(slurm_conf_extra=dict(SchedulerParamaters='bf_continue')), None,
+     "slurm_conf_extra: 'SchedulerParamaters' is not a slurm.conf option (see man slurm.conf); check its spelling"),
+])
+def test_slurm_preflight_names_the_problem(tmp_path, group_vars, node_vars, message):
+    rc, out = run(tmp_path, SLURM_PREFLIGHT, group_vars, node_vars)
+    assert rc != 0
+    assert message in out, out
+
+
+def test_a_password_with_a_hash_is_refused(tmp_path):
+    rc, out = run(tmp_path, '''
+        - hosts: ctl
+          gather_facts: false
+          tasks:
+            - ansible.builtin.include_role:
+                name: gpuhpc.slurm.slurmdbd
+                tasks_from: preflight
+        ''', dict(slurmdbd_storage_host='db.example', slurmdbd_storage_pass='abc#def'))
+    assert rc != 0
+    assert ("slurmdbd_storage_pass contains '#', which slurmdbd.conf reads as the start of a comment: "
+            "choose a password without '#'") in out, out
+    assert 'abc#def' not in out
+
+
+def test_an_unreachable_database_fails_with_the_check_message(tmp_path):
+    rc, out = run(tmp_path, '''
+        - hosts: ctl
+          gather_facts: false
+          tasks:
+            - gpuhpc.slurm.slurmdbd_db_check:
+                login_host: 127.0.0.1
+                login_port: 1
+                login_user: slurm
+                login_password: secret-pass
+                connect_timeout: 2
+        ''')
+    assert rc != 0
+    assert 'nothing accepts connections on 127.0.0.1:1: check login_port' in out, out
+    assert 'secret-pass' not in out
