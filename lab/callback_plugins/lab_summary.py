@@ -10,7 +10,7 @@ __metaclass__ = type
 DOCUMENTATION = r'''
 name: lab_summary
 type: aggregate
-short_description: Write the roles applied and per-host counts of a run to a JSON file
+short_description: Write the roles applied, per-host counts and duration of a run to a JSON file
 description:
   - Used by C(make lab) to print its summary and by C(bench/lab.sh) to read the
     changed count of a run. Writes to the file named by E(GPUHPC_LAB_SUMMARY);
@@ -21,6 +21,7 @@ requirements:
 
 import json
 import os
+import time
 
 from ansible.plugins.callback import CallbackBase
 
@@ -34,6 +35,7 @@ class CallbackModule(CallbackBase):
     def __init__(self):
         super(CallbackModule, self).__init__()
         self._roles = []
+        self._start = time.time()
 
     def v2_playbook_on_task_start(self, task, is_conditional):
         role = task._role
@@ -46,4 +48,5 @@ class CallbackModule(CallbackBase):
             return
         hosts = dict((h, stats.summarize(h)) for h in sorted(stats.processed))
         with open(path, 'w') as f:
-            json.dump({'roles': self._roles, 'hosts': hosts}, f, indent=2, sort_keys=True)
+            json.dump({'roles': self._roles, 'hosts': hosts, 'seconds': round(time.time() - self._start, 1)},
+                      f, indent=2, sort_keys=True)

@@ -30,7 +30,7 @@ def hostlist_expand(expr):
 
 def slurm_node_name(host, hostvars):
     """The Slurm NodeName of an inventory host: slurm_node_name, else its short name."""
-    return hostvars[host].get('slurm_node_name') or str(host).split('.')[0]
+    return hostvars[host].get('slurm_node_name') or str(host).split('.', maxsplit=1)[0]
 
 
 def _node_value(hv, facts, var, fact, host, problems):

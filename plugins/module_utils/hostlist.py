@@ -44,7 +44,7 @@ def _expand_ranges(body, whole):
         if not item:
             raise HostlistError('empty range in hostlist %r' % whole)
         if '-' in item:
-            lo, _, hi = item.partition('-')
+            lo, hi = item.split('-', 1)
         else:
             lo = hi = item
         if not (lo.isdigit() and hi.isdigit()):

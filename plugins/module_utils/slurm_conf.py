@@ -91,7 +91,7 @@ def parse(text):
         line = raw.split('#', 1)[0].strip()
         if not line or '=' not in line:
             continue
-        key, _, value = line.partition('=')
+        key, value = line.split('=', 1)
         key = key.strip().lower()
         if key in LINE_KEYS:
             lines.setdefault(key, []).append(line)
