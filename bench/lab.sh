@@ -20,6 +20,7 @@ down() { .venv/bin/ansible-playbook -i inventory/lab lab/down.yml >/dev/null; }
 seconds() { .venv/bin/python -c 'import json, sys; print(json.load(open(sys.argv[1]))["seconds"])' "$1"; }
 changed() { .venv/bin/python -c 'import json, sys; print(sum(h["changed"] for f in sys.argv[1:] for h in json.load(open(f))["hosts"].values()))' "$@"; }
 
+trap 'echo "bench/lab.sh: a make lab run failed; see ${TMPDIR:-/tmp}/gpuhpc-bench-*.log" >&2' ERR
 down
 docker image rm -f "gpuhpc-lab/debian:$GPUHPC_LAB_SUITE" >/dev/null 2>&1 || true
 
