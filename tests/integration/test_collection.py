@@ -77,8 +77,8 @@ def test_preflight_accepts_the_example_inventory(installed):
     assert 'failed=0' in out.stdout
 
 
-def test_preflight_names_missing_group_and_doubly_placed_host(installed):
-    inventory = write_inventory(installed, 'broken.yml', """
+@pytest.mark.parametrize('name, text, messages', [
+    ('broken.yml', """
 all:
   children:
     slurm_compute:
@@ -88,15 +88,9 @@ all:
     monitoring:
       hosts:
         mon-01:
-""")
-    out = run(installed, 'ansible-playbook', '-i', inventory, 'gpuhpc.slurm.preflight', check=False)
-    assert out.returncode != 0
-    assert "inventory group 'slurm_controller' is missing" in out.stdout
-    assert "host 'mon-01' is in both 'monitoring' and 'slurm_compute'" in out.stdout
-
-
-def test_preflight_names_an_empty_controller_group(installed):
-    inventory = write_inventory(installed, 'empty.yml', """
+""", ["inventory group 'slurm_controller' is missing",
+      "host 'mon-01' is in both 'monitoring' and 'slurm_compute'"]),
+    ('empty.yml', """
 all:
   children:
     slurm_controller:
@@ -104,10 +98,14 @@ all:
     slurm_compute:
       hosts:
         gpu-01:
-""")
+""", ["inventory group 'slurm_controller' has no host"]),
+])
+def test_preflight_names_what_is_wrong(installed, name, text, messages):
+    inventory = write_inventory(installed, name, text)
     out = run(installed, 'ansible-playbook', '-i', inventory, 'gpuhpc.slurm.preflight', check=False)
     assert out.returncode != 0
-    assert "inventory group 'slurm_controller' has no host" in out.stdout
+    for message in messages:
+        assert message in out.stdout
 
 
 def test_munge_key_module_from_a_playbook_outside_the_repo(installed):
