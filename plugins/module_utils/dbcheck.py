@@ -1,7 +1,12 @@
 # -*- coding: utf-8 -*-
 # Copyright: gpuhpc.slurm contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Connecting to slurmdbd's MariaDB/MySQL and naming what went wrong."""
+"""Is a MariaDB/MySQL database fit for slurmdbd?
+
+connect() opens the one connection, inspect() runs a fixed, small set of
+read-only queries, evaluate() turns what was read into a report and a list of
+problems. Only evaluate() decides; it is pure and unit-tested.
+"""
 
 from __future__ import absolute_import, division, print_function
 
@@ -16,12 +21,69 @@ except ImportError:  # pragma: no cover - reported by the module
     pymysql = None
     HAS_PYMYSQL = False
 
+# Slurm release -> (schema version it writes, oldest schema version it converts).
+# From CONVERT_VERSION / MIN_CONVERT_VERSION in each release's
+# src/plugins/accounting_storage/mysql/as_mysql_convert.c; 22.05 had no
+# lower bound in code, so SchedMD's rule (two releases back, 20.11) is used.
+SCHEMA_VERSIONS = (
+    ((22, 5, 0), 12, 9),
+    ((23, 2, 0), 13, 10),
+    ((23, 11, 0), 14, 13),
+    ((23, 11, 5), 15, 13),
+    ((24, 5, 0), 15, 13),
+    ((24, 11, 0), 16, 13),
+    ((25, 5, 0), 16, 14),
+)
+
+# What slurmdbd needs on its database (ALL covers them).
+REQUIRED_PRIVILEGES = ('SELECT', 'INSERT', 'UPDATE', 'DELETE', 'CREATE', 'DROP', 'ALTER',
+                       'CREATE ROUTINE', 'ALTER ROUTINE', 'EXECUTE')
+
+# Tables slurmdbd keeps per cluster ("<cluster>_<table>"), 22.05 and later.
+CLUSTER_TABLES = (
+    'assoc_table', 'assoc_usage_day_table', 'assoc_usage_hour_table', 'assoc_usage_month_table',
+    'event_table', 'job_env_table', 'job_script_table', 'job_table', 'last_ran_table', 'resv_table',
+    'step_table', 'suspend_table', 'usage_day_table', 'usage_hour_table', 'usage_month_table',
+    'wckey_table', 'wckey_usage_day_table', 'wckey_usage_hour_table', 'wckey_usage_month_table',
+)
+
+# Slurm's accounting guide: [mysqld] settings and their recommended minimums.
+DEFAULT_THRESHOLDS = dict(
+    innodb_buffer_pool_size='4096M',
+    innodb_log_file_size='64M',
+    innodb_lock_wait_timeout=900,
+    max_allowed_packet='16M',
+)
+
+SERVER_VARIABLES = ('innodb_buffer_pool_size', 'innodb_log_file_size', 'innodb_redo_log_capacity',
+                    'innodb_lock_wait_timeout', 'max_allowed_packet', 'innodb_snapshot_isolation',
+                    'collation_server')
+
 
 def problem(severity, code, message, fix):
     return dict(severity=severity, code=code, message=message, fix=fix)
 
 
-def classify_connect_error(exc, host, port, database):
+def parse_release(text):
+    """'24.11.5' / 'slurm 24.11.5' / '22.05.8-1' -> (24, 11, 5); None when there is none."""
+    m = re.search(r'(\d+)\.(\d+)(?:\.(\d+))?', text or '')
+    if not m:
+        return None
+    return int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)
+
+
+def schema_for_release(release):
+    """(schema version written, oldest convertible) for a release tuple; None before 22.05."""
+    found = None
+    for first, writes, oldest in SCHEMA_VERSIONS:
+        if release >= first:
+            found = (writes, oldest)
+    return found
+
+
+# --- connecting ------------------------------------------------------------
+
+def classify_connect_error(exc, host, port):
     """Turn a PyMySQL connection error into a problem dict."""
     args = getattr(exc, 'args', ())
     errno = args[0] if args and isinstance(args[0], int) else None
@@ -34,12 +96,6 @@ def classify_connect_error(exc, host, port, database):
     if errno == 1045:
         return problem('error', 'access_denied', 'the server at %s refused the login: %s' % (where, text),
                        'check login_user and login_password; a user created with REQUIRE SSL also needs ca_cert')
-    if errno == 1049:
-        return problem('error', 'database_missing', "database '%s' does not exist on %s" % (database, where),
-                       "create it in the provider's console (or grant CREATE on it to the user)")
-    if errno in (1044, 1142):
-        return problem('error', 'access_denied', 'the user may not use %s on %s: %s' % (database, where, text),
-                       'grant the user ALL on %s.* (see the privileges slurmdbd needs)' % database)
     if re.search(r'Name or service not known|nodename nor servname|Temporary failure in name resolution|'
                  r'No address associated|getaddrinfo', text):
         return problem('error', 'host_unresolvable', "the database host '%s' does not resolve" % host,
@@ -55,7 +111,13 @@ def classify_connect_error(exc, host, port, database):
 
 
 def connect(params):
-    """Open one connection with the module's login_* / TLS parameters."""
+    """Open one connection with the module's login_* / TLS parameters.
+
+    No default database: a missing one is reported (with whether the user may
+    create it), not a connection error. Without ca_cert or client_cert the
+    session is plaintext, as slurmdbd's is without SSL_CA / SSL_CERT (PyMySQL
+    would otherwise try unverified TLS on its own).
+    """
     ssl = None
     if params.get('ca_cert') or params.get('client_cert'):
         ssl = {}
@@ -71,11 +133,311 @@ def connect(params):
         port=params['login_port'],
         user=params['login_user'],
         password=params['login_password'] or '',
-        database=params.get('login_db') or None,
         connect_timeout=params['connect_timeout'],
         # A server that accepts but never greets must not hang the play.
         read_timeout=params['connect_timeout'],
         write_timeout=params['connect_timeout'],
         ssl=ssl,
+        ssl_disabled=ssl is None,
         autocommit=True,
     )
+
+
+# --- reading (at most eight queries, all read-only) -------------------------
+
+def quote_name(name):
+    return '`%s`' % name.replace('`', '``')
+
+
+def inspect(conn, database):
+    """Read what evaluate() needs. Touches neither the mysql schema nor any global privilege."""
+    facts = dict(database=database)
+    with conn.cursor() as cur:
+        cur.execute('SELECT VERSION(), @@version_comment, CURRENT_USER()')
+        facts['version'], facts['version_comment'], facts['user'] = cur.fetchone()
+        cur.execute("SHOW SESSION STATUS WHERE Variable_name IN ('Ssl_version', 'Ssl_cipher')")
+        facts['ssl'] = dict(cur.fetchall())
+        cur.execute('SHOW GLOBAL VARIABLES WHERE Variable_name IN (%s)' % ', '.join(['%s'] * len(SERVER_VARIABLES)),
+                    SERVER_VARIABLES)
+        facts['variables'] = dict(cur.fetchall())
+        cur.execute('SHOW GRANTS')
+        facts['grants'] = [row[0] for row in cur.fetchall()]
+        cur.execute('SELECT DEFAULT_COLLATION_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = %s',
+                    (database,))
+        row = cur.fetchone()
+        facts['exists'] = row is not None
+        facts['collation'] = row[0] if row else None
+        facts['tables'] = []
+        facts['schema_version'] = None
+        facts['clusters'] = []
+        if not facts['exists']:
+            return facts
+        cur.execute('SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = %s', (database,))
+        facts['tables'] = sorted(row[0] for row in cur.fetchall())
+        if 'convert_version_table' in facts['tables']:
+            cur.execute('SELECT version FROM %s.convert_version_table' % quote_name(database))
+            row = cur.fetchone()
+            facts['schema_version'] = int(row[0]) if row else None
+        if 'cluster_table' in facts['tables']:
+            cur.execute('SELECT name FROM %s.cluster_table WHERE deleted = 0 ORDER BY name' % quote_name(database))
+            facts['clusters'] = [row[0] for row in cur.fetchall()]
+    return facts
+
+
+# --- privileges --------------------------------------------------------------
+
+# Routine grants ('ON PROCEDURE `db`.`p`') and role grants ('GRANT `role` TO') do not match.
+_GRANT = re.compile(r'^GRANT (?P<privs>.+?) ON (?P<db>\*|`(?:[^`]|``)*`)\.(?P<table>\*|`(?:[^`]|``)*`) TO ')
+
+
+def _split_privileges(text):
+    """'SELECT, INSERT (a, b), ALL PRIVILEGES' -> ['SELECT', 'ALL'] (column grants dropped)."""
+    out, depth, item = [], 0, ''
+    for ch in text + ',':
+        if ch == '(':
+            depth += 1
+        elif ch == ')':
+            depth -= 1
+        if ch == ',' and depth == 0:
+            item = item.strip()
+            if item and '(' not in item:
+                out.append('ALL' if item.upper() in ('ALL', 'ALL PRIVILEGES') else item.upper())
+            item = ''
+        else:
+            item += ch
+    return out
+
+
+def parse_grants(lines):
+    """SHOW GRANTS lines -> [{'on': '<db pattern>.*' | '*.*', 'db': pattern | None, 'privileges': [...]}].
+
+    Only global and database-wide grants count for slurmdbd: table, column and
+    routine grants and role grants are left out. Passwords never leave here.
+    """
+    grants = []
+    for line in lines:
+        m = _GRANT.match(line)
+        if not m or m.group('table') != '*':
+            continue
+        db = None if m.group('db') == '*' else m.group('db')[1:-1].replace('``', '`')
+        grants.append(dict(on='*.*' if db is None else '%s.*' % db, db=db,
+                           privileges=_split_privileges(m.group('privs'))))
+    return grants
+
+
+def db_pattern_matches(pattern, name):
+    """MySQL database-level grant patterns: '_' and '%' are wildcards unless escaped with '\\'."""
+    rx, i = '', 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == '\\' and i + 1 < len(pattern):
+            rx += re.escape(pattern[i + 1])
+            i += 2
+            continue
+        rx += '.' if ch == '_' else '.*' if ch == '%' else re.escape(ch)
+        i += 1
+    return re.match('^%s$' % rx, name) is not None
+
+
+def privileges_on(grants, database):
+    """The privileges the grants give on a database (global and matching database grants)."""
+    found = set()
+    for grant in grants:
+        if grant['db'] is None or db_pattern_matches(grant['db'], database):
+            found.update(p for p in grant['privileges'] if p != 'USAGE')
+    if 'ALL' in found:
+        return set(REQUIRED_PRIVILEGES) | {'ALL'}
+    return found
+
+
+# --- deciding -----------------------------------------------------------------
+
+def size_bytes(value):
+    """Bytes from an int or '4096M' / '4G' style string."""
+    if isinstance(value, int):
+        return value
+    m = re.match(r'^\s*(\d+)\s*([KMGT]?)B?\s*$', str(value), re.I)
+    if not m:
+        raise ValueError("'%s' is not a size (like 4096M or 4G)" % value)
+    return int(m.group(1)) * 1024 ** ' KMGT'.index(m.group(2).upper() or ' ')
+
+
+def _human(nbytes):
+    for unit, size in (('G', 1024 ** 3), ('M', 1024 ** 2), ('K', 1024)):
+        if nbytes >= size and nbytes % size == 0:
+            return '%d%s' % (nbytes // size, unit)
+    return str(nbytes)
+
+
+def _settings(facts, thresholds, flavor, problems):
+    variables = facts['variables']
+    settings = {}
+    log_var = 'innodb_redo_log_capacity' if 'innodb_redo_log_capacity' in variables else 'innodb_log_file_size'
+    checks = (
+        ('innodb_buffer_pool_size', 'innodb_buffer_pool_size', True),
+        (log_var, 'innodb_log_file_size', True),
+        ('innodb_lock_wait_timeout', 'innodb_lock_wait_timeout', False),
+        ('max_allowed_packet', 'max_allowed_packet', True),
+    )
+    for name, threshold, is_size in checks:
+        if name not in variables:
+            continue
+        value = int(variables[name])
+        minimum = size_bytes(thresholds[threshold]) if is_size else int(thresholds[threshold])
+        shown = _human if is_size else str
+        ok = value >= minimum
+        settings[name] = dict(value=value, recommended='>= %s' % shown(minimum), ok=ok)
+        if not ok:
+            problems.append(problem(
+                'warning', 'low_%s' % name,
+                '%s is %s, below the %s Slurm recommends' % (name, shown(value), shown(minimum)),
+                'set %s = %s (or more) in the server parameters (the provider console / parameter group) '
+                'and restart the server' % (name, shown(minimum))))
+    if 'innodb_snapshot_isolation' in variables:
+        value = variables['innodb_snapshot_isolation'].upper()
+        ok = value in ('OFF', '0')
+        settings['innodb_snapshot_isolation'] = dict(value=value, recommended='OFF', ok=ok)
+        if not ok and flavor == 'mariadb':
+            problems.append(problem(
+                'error', 'snapshot_isolation_on',
+                'innodb_snapshot_isolation is ON (the default from MariaDB 11.6.2); Slurm does not support it '
+                'and slurmdbd fails with lock errors',
+                'set innodb_snapshot_isolation = OFF in the server parameters (the provider console / '
+                'parameter group)'))
+    collation = facts['collation'] or variables.get('collation_server', '')
+    sensitive = bool(re.search(r'_(bin|cs)$', collation))
+    settings['collation'] = dict(value=collation, recommended='case-insensitive (*_ci)', ok=not sensitive)
+    if sensitive:
+        where = "database '%s'" % facts['database'] if facts['collation'] else 'server default (collation_server)'
+        problems.append(problem(
+            'warning', 'case_sensitive_collation',
+            'the %s collation %s is case-sensitive; Slurm compares user, account and cluster names '
+            'case-insensitively' % (where, collation),
+            'use a case-insensitive collation (e.g. utf8mb4_general_ci): ALTER DATABASE %s COLLATE '
+            'utf8mb4_general_ci, or set collation_server before the database is created' % facts['database']))
+    return settings
+
+
+def _schema(facts, expected, problems, privileges, cluster_name):
+    db = facts['database']
+    tables = facts['tables']
+    found = facts['schema_version']
+    if not facts['exists']:
+        state = 'absent'
+    elif not tables:
+        state = 'empty'
+    elif 'convert_version_table' in tables or 'cluster_table' in tables:
+        state = 'slurm'
+    else:
+        state = 'other'
+    schema = dict(state=state, version=found, expected=expected[0] if expected else None,
+                  oldest_convertible=expected[1] if expected else None, clusters=facts['clusters'],
+                  tables_missing={}, cluster_registered=None)
+
+    if state == 'absent':
+        schema['action'] = 'create'
+        if 'CREATE' not in privileges:
+            problems.append(problem(
+                'error', 'database_missing',
+                "database '%s' does not exist (or the user has no rights on it) and the user may not create it" % db,
+                "create the database in the provider's console, or grant the user CREATE on %s.*" % db))
+        return schema
+    if state in ('empty', 'other'):
+        schema['action'] = 'create'
+        if state == 'other':
+            problems.append(problem(
+                'warning', 'foreign_tables',
+                "database '%s' holds tables that are not Slurm's (%s)" % (db, ', '.join(tables[:5])),
+                'give slurmdbd a database of its own (login_db / StorageLoc)'))
+        return schema
+
+    # A Slurm schema: per-cluster tables, then what the given release would do with it.
+    for cluster in facts['clusters']:
+        missing = [t for t in CLUSTER_TABLES if '%s_%s' % (cluster, t) not in tables]
+        if missing:
+            schema['tables_missing'][cluster] = missing
+    if schema['tables_missing']:
+        problems.append(problem(
+            'warning', 'cluster_tables_missing',
+            'tables missing for %s' % '; '.join('cluster %s: %s' % (c, ', '.join(m))
+                                               for c, m in sorted(schema['tables_missing'].items())),
+            'slurmdbd recreates them empty; if they held history, restore them from a backup first'))
+    if cluster_name:
+        schema['cluster_registered'] = cluster_name in facts['clusters']
+
+    if expected is None:
+        schema['action'] = 'unknown'
+    elif 'convert_version_table' not in tables:
+        # Tables from before convert_version_table existed (Slurm 17.02 and older).
+        schema['action'] = 'too_old_for_direct_upgrade'
+    elif found is None or found == expected[0]:
+        # An empty convert_version_table is taken as current by slurmdbd.
+        schema['action'] = 'none'
+    elif found > expected[0]:
+        schema['action'] = 'downgrade_impossible'
+    elif found < expected[1]:
+        schema['action'] = 'too_old_for_direct_upgrade'
+    else:
+        schema['action'] = 'upgrade'
+
+    if schema['action'] == 'downgrade_impossible':
+        problems.append(problem(
+            'error', 'schema_downgrade_impossible',
+            "the schema in '%s' is version %s, written by a newer Slurm than this one (which writes %s); "
+            'slurmdbd refuses it and a downgrade is impossible' % (db, found, expected[0]),
+            'run the Slurm release that wrote it (or newer), or restore a backup taken before the upgrade'))
+    elif schema['action'] == 'too_old_for_direct_upgrade':
+        problems.append(problem(
+            'error', 'schema_too_old',
+            "the schema in '%s' is version %s; this Slurm converts from version %s on only"
+            % (db, 'older than 17.11' if found is None else found, expected[1]),
+            'back up the database, then upgrade through an intermediate Slurm release (run its slurmdbd once '
+            'until the conversion finishes) before this one'))
+    elif schema['action'] == 'upgrade':
+        problems.append(problem(
+            'warning', 'upgrade_pending',
+            "the schema in '%s' is version %s; this Slurm will convert it to %s when slurmdbd starts"
+            % (db, found, expected[0]),
+            'back up first (mysqldump --single-transaction %s), then start the new slurmdbd by hand '
+            '(slurmdbd -D -vvv) and let the conversion finish before starting slurmctld' % db))
+    return schema
+
+
+def evaluate(facts, require_tls, slurm_release, thresholds=None, cluster_name=None, host='', port=''):
+    """What the facts mean for slurmdbd: the report, with problems (errors and warnings)."""
+    thresholds = dict(DEFAULT_THRESHOLDS, **(thresholds or {}))
+    problems = []
+    text = '%s %s' % (facts['version'], facts['version_comment'])
+    flavor = 'mariadb' if 'mariadb' in text.lower() else 'mysql'
+    server = dict(flavor=flavor, version=facts['version'])
+    tls = dict(version=facts['ssl'].get('Ssl_version', ''), cipher=facts['ssl'].get('Ssl_cipher', ''))
+    if require_tls and not tls['cipher']:
+        problems.append(problem('error', 'tls_required', 'the session to %s:%s is not encrypted' % (host, port),
+                                'give ca_cert (the provider CA), or enable TLS on the server'))
+
+    grants = parse_grants(facts['grants'])
+    have = privileges_on(grants, facts['database'])
+    missing = [p for p in REQUIRED_PRIVILEGES if p not in have]
+    privileges = dict(user=facts['user'], grants=[dict(on=g['on'], privileges=g['privileges']) for g in grants],
+                      on_database=sorted(have), missing=missing)
+    if missing and facts['exists']:
+        problems.append(problem(
+            'error', 'privileges_missing',
+            "user %s lacks %s on '%s'" % (facts['user'], ', '.join(missing), facts['database']),
+            'GRANT %s ON %s.* TO %s (or ALL)' % (', '.join(missing), quote_name(facts['database']), facts['user'])))
+
+    settings = _settings(facts, thresholds, flavor, problems)
+
+    expected = None
+    if slurm_release is None:
+        problems.append(problem('warning', 'slurm_version_unknown',
+                                'no Slurm release given and no slurmdbd installed here: the schema action is unknown',
+                                'give slurm_version (the slurmdbd release that will run)'))
+    else:
+        expected = schema_for_release(slurm_release)
+        if expected is None:
+            problems.append(problem('warning', 'slurm_version_unsupported',
+                                    'Slurm %d.%02d.%d is older than 22.05, which this check knows' % slurm_release,
+                                    'upgrade Slurm, or check the schema by hand'))
+    schema = _schema(facts, expected, problems, have, cluster_name)
+    return dict(server=server, tls=tls, privileges=privileges, settings=settings, schema=schema, problems=problems)

@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 COLLECTIONS = os.path.join(ROOT, '.collections')
 if not os.path.isdir(os.path.join(COLLECTIONS, 'ansible_collections', 'gpuhpc', 'slurm')):
     raise RuntimeError('run `make deps` first: it links this checkout into .collections')

@@ -1,0 +1,114 @@
+"""A real MariaDB for the database check: Debian's mariadbd on loopback, with a
+throwaway data folder and TLS from a throwaway CA (lab/tls.sh). Started once
+per test session, stopped at its end."""
+import os
+import shutil
+import socket
+import subprocess
+import time
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+NEEDED = dict(mariadbd='mariadb-server-core', mariadb='mariadb-client-core', openssl='openssl')
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        return s.getsockname()[1]
+
+
+class MariaDB:
+    """The server, an admin connection over its socket, and module parameters."""
+
+    def __init__(self, base):
+        self.base = base
+        self.port = _free_port()
+        self.socket = str(base / 'mysqld.sock')
+        self.tls = base / 'tls'
+        self.other_ca = base / 'other-ca' / 'ca.pem'
+        self.proc = None
+
+    def start(self):
+        missing = [f'{cmd} (package {pkg})' for cmd, pkg in NEEDED.items()
+                   if not shutil.which(cmd, path=os.environ.get('PATH', '') + ':/usr/sbin:/sbin')]
+        if missing:
+            pytest.fail('the database check tests need a MariaDB server here: missing ' + ', '.join(missing) +
+                        '; `make test` installs them as root (apt-get install mariadb-server-core mariadb-client-core)')
+        for folder in (self.tls, self.other_ca.parent):
+            folder.mkdir()
+            subprocess.run([os.path.join(ROOT, 'lab', 'tls.sh'), 'localhost'], cwd=folder, check=True)
+        data = self.base / 'data'
+        root = ['--user=root'] if os.geteuid() == 0 else []
+        subprocess.run(['mariadb-install-db', '--no-defaults', f'--datadir={data}', '--skip-test-db',
+                        '--auth-root-authentication-method=socket'] + root,
+                       check=True, capture_output=True)
+        mariadbd = shutil.which('mariadbd', path=os.environ.get('PATH', '') + ':/usr/sbin:/sbin')
+        self.log = self.base / 'error.log'
+        self.proc = subprocess.Popen(  # pylint: disable=consider-using-with
+            [mariadbd, '--no-defaults', f'--datadir={data}', f'--socket={self.socket}', f'--port={self.port}',
+             '--bind-address=127.0.0.1', f'--pid-file={self.base}/mysqld.pid', f'--log-error={self.log}',
+             f'--ssl-ca={self.tls}/ca.pem', f'--ssl-cert={self.tls}/server.pem', f'--ssl-key={self.tls}/server-key.pem',
+             '--innodb-buffer-pool-size=128M', '--innodb-log-file-size=64M', '--innodb-lock-wait-timeout=900',
+             '--max-allowed-packet=16M', '--skip-name-resolve'] + root,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for _ in range(300):
+            if self.proc.poll() is not None:
+                pytest.fail('mariadbd exited: ' + self.log.read_text()[-2000:])
+            try:
+                self.admin().close()
+                return
+            except Exception:  # pylint: disable=broad-except
+                time.sleep(0.1)
+        pytest.fail('mariadbd did not answer within 30 s: ' + self.log.read_text()[-2000:])
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+    def admin(self):
+        import pymysql
+        return pymysql.connect(unix_socket=self.socket, user='root', autocommit=True)
+
+    def sql(self, *statements):
+        conn = self.admin()
+        try:
+            with conn.cursor() as cur:
+                rows = None
+                for statement in statements:
+                    cur.execute(statement)
+                    rows = cur.fetchall()
+                return rows
+        finally:
+            conn.close()
+
+    def user(self, name, grants, require_ssl=True):
+        """A fresh user with the given GRANT clauses ('ALL ON `db`.*', ...)."""
+        self.sql(f"DROP USER IF EXISTS '{name}'@'%'",
+                 f"CREATE USER '{name}'@'%' IDENTIFIED BY 'pw-{name}'" + (' REQUIRE SSL' if require_ssl else ''),
+                 *[f"GRANT {g} TO '{name}'@'%'" for g in grants])
+        return name
+
+    def params(self, user, **extra):
+        p = dict(login_host='127.0.0.1', login_port=self.port, login_user=user, login_password=f'pw-{user}',
+                 login_db='slurm_acct_db', ca_cert=str(self.tls / 'ca.pem'), check_hostname=True,
+                 connect_timeout=5, slurm_version='24.11.5',
+                 # the test server runs a small buffer pool; tests of that warning set it back
+                 thresholds=dict(innodb_buffer_pool_size='128M'))
+        p.update(extra)
+        return p
+
+
+@pytest.fixture(scope='session')
+def mariadb(tmp_path_factory):
+    server = MariaDB(tmp_path_factory.mktemp('mariadb'))
+    try:
+        server.start()
+        yield server
+    finally:
+        server.stop()
