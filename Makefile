@@ -6,13 +6,13 @@
 SHELL := /bin/bash
 VENV := .venv/bin
 
-.PHONY: help deps engine lab lab-down test lint sanity unit collection molecule bench build clean
+.PHONY: help deps engine lab lab-down test lint sanity unit integration molecule bench build clean
 
 help:
 	@echo "make lab        bring up the lab cluster (containers) and run site.yml against it"
 	@echo "make lab-down   remove the lab's containers, network and volumes (nothing else)"
-	@echo "make test       lint + ansible-test sanity + unit + collection build + molecule"
-	@echo "make lint | sanity | unit | collection | molecule   one stage of make test"
+	@echo "make test       lint + ansible-test sanity + unit + integration + molecule"
+	@echo "make lint | sanity | unit | integration | molecule   one stage of make test"
 	@echo "make bench      time make lab from nothing and again (bench/lab.sh)"
 	@echo "make build      build the collection tarball"
 
@@ -33,7 +33,7 @@ lab-down: deps
 test:
 	@tools/test.sh
 
-lint sanity unit collection molecule:
+lint sanity unit integration molecule:
 	@tools/test.sh $@
 
 bench:

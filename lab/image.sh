@@ -43,11 +43,19 @@ fi
 rootfs=$(mktemp -d "${TMPDIR:-/tmp}/gpuhpc-lab-rootfs.XXXXXX")
 trap 'rm -rf "$rootfs"' EXIT
 log "no registry answers: debootstrapping Debian $suite (about a minute)"
-if ! debootstrap --variant=minbase --include="$packages" "$suite" "$rootfs" "$mirror" >"$rootfs.log" 2>&1; then
+# Twice: a mirror that hiccups once must not fail the run.
+for attempt in 1 2; do
+  if debootstrap --variant=minbase --include="$packages" "$suite" "$rootfs" "$mirror" >"$rootfs.log" 2>&1; then
+    break
+  fi
   tail -20 "$rootfs.log" >&2
-  rm -f "$rootfs.log"
-  die "debootstrap of $suite from $mirror failed (see above); set GPUHPC_LAB_MIRROR to a reachable Debian mirror"
-fi
+  if [[ $attempt -eq 2 ]]; then
+    rm -f "$rootfs.log"
+    die "debootstrap of $suite from $mirror failed (see above); set GPUHPC_LAB_MIRROR to a reachable Debian mirror"
+  fi
+  log "debootstrap failed; trying once more"
+  rm -rf "${rootfs:?}"/*
+done
 rm -f "$rootfs.log"
 # Keep the image small and the container quiet.
 rm -rf "$rootfs"/var/cache/apt/archives/*.deb

@@ -6,7 +6,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-all=(lint sanity unit collection molecule)
+all=(lint sanity unit integration molecule)
 stages=("${@:-${all[@]}}")
 scenarios=(${GPUHPC_MOLECULE_SCENARIOS:-default debian12})
 
@@ -17,18 +17,45 @@ source .venv/bin/activate
 stage_lint()       { yamllint -s . && ansible-lint --nocolor; }
 stage_sanity()     { tools/sanity.sh; }
 stage_unit()       { pytest -q -p no:cacheprovider tests/unit; }
-stage_collection() { pytest -q -p no:cacheprovider tests/integration; }
+stage_integration() {
+  # The database check is tested against a MariaDB server the tests start
+  # themselves: Debian's server and client binaries, no service.
+  need_packages mariadbd:mariadb-server-core mariadb:mariadb-client-core openssl:openssl || return 1
+  pytest -q -p no:cacheprovider tests/integration
+}
 stage_molecule() {
   tools/engine.sh || return 1
-  local s rc=0
+  local s rc=0 log
+  mkdir -p .cache
   for s in "${scenarios[@]}"; do
     echo "--- molecule scenario $s"
-    molecule test -s "$s" || { echo "--- molecule scenario $s: FAILED"; rc=1; }
+    log=.cache/molecule-$s.log
+    if ! molecule test -s "$s" 2>&1 | tee "$log"; then
+      echo "--- molecule scenario $s: FAILED"
+      failures+=("molecule scenario $s failed; its failed tasks (full log: $log):"
+                 "$(sed 's/\x1b\[[0-9;]*m//g' "$log" | grep -v 'RETRYING' | grep -B3 -A25 -E 'fatal:|FAILED!|ERROR!|failed=[1-9]' | tail -80)")
+      rc=1
+    fi
   done
   return $rc
 }
 
-passed=0 failed=0 report=()
+# need_packages CMD:PACKAGE ...: install the packages of missing commands (as root, with apt).
+need_packages() {
+  local item missing=()
+  for item in "$@"; do
+    PATH=$PATH:/usr/sbin:/sbin command -v "${item%%:*}" >/dev/null 2>&1 || missing+=("${item#*:}")
+  done
+  [[ ${#missing[@]} -eq 0 ]] && return 0
+  if [[ $(id -u) -ne 0 ]] || ! command -v apt-get >/dev/null 2>&1; then
+    echo "make test: these packages are missing: ${missing[*]}; install them (apt-get install ${missing[*]}) or run as root"
+    return 1
+  fi
+  echo "make test: installing ${missing[*]}"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+}
+
+passed=0 failed=0 report=() failures=()
 t0=$(date +%s)
 for stage in "${stages[@]}"; do
   if ! declare -F "stage_$stage" >/dev/null; then
@@ -47,6 +74,7 @@ for stage in "${stages[@]}"; do
   echo "===== $line"
 done
 
+for f in "${failures[@]}"; do echo; echo "$f"; done
 echo
 echo "===== make test summary ($(( $(date +%s) - t0 ))s) ====="
 printf '  %s\n' "${report[@]}"

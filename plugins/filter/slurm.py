@@ -10,7 +10,7 @@ __metaclass__ = type
 import re
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.gpuhpc.slurm.plugins.module_utils import hostlist, slurm_conf
+from ansible_collections.gpuhpc.slurm.plugins.module_utils import dbcheck, hostlist, slurm_conf
 
 CLUSTER_NAME = re.compile(r'^[a-z0-9_]{1,40}$')
 
@@ -190,6 +190,11 @@ def slurm_version(text):
     return '%d.%02d' % (int(m.group(1)), int(m.group(2)))
 
 
+def db_check_report(result, host='', port=''):
+    """The result of gpuhpc.slurm.slurmdbd_db_check as lines for a person."""
+    return dbcheck.report_lines(result, host, port)
+
+
 class FilterModule(object):
     def filters(self):
         return {
@@ -202,4 +207,5 @@ class FilterModule(object):
             'slurm_conf_changes': slurm_conf_changes,
             'slurm_cluster_name_error': slurm_cluster_name_error,
             'slurm_version': slurm_version,
+            'db_check_report': db_check_report,
         }

@@ -55,6 +55,8 @@ DEFAULT_THRESHOLDS = dict(
     max_allowed_packet='16M',
 )
 
+SIZE_SETTINGS = ('innodb_buffer_pool_size', 'innodb_log_file_size', 'innodb_redo_log_capacity', 'max_allowed_packet')
+
 SERVER_VARIABLES = ('innodb_buffer_pool_size', 'innodb_log_file_size', 'innodb_redo_log_capacity',
                     'innodb_lock_wait_timeout', 'max_allowed_packet', 'innodb_snapshot_isolation',
                     'collation_server')
@@ -209,7 +211,7 @@ def _split_privileges(text):
 
 
 def parse_grants(lines):
-    """SHOW GRANTS lines -> [{'on': '<db pattern>.*' | '*.*', 'db': pattern | None, 'privileges': [...]}].
+    """SHOW GRANTS lines -> [{'scope': '<db pattern>.*' | '*.*', 'db': pattern | None, 'privileges': [...]}].
 
     Only global and database-wide grants count for slurmdbd: table, column and
     routine grants and role grants are left out. Passwords never leave here.
@@ -220,7 +222,7 @@ def parse_grants(lines):
         if not m or m.group('table') != '*':
             continue
         db = None if m.group('db') == '*' else m.group('db')[1:-1].replace('``', '`')
-        grants.append(dict(on='*.*' if db is None else '%s.*' % db, db=db,
+        grants.append(dict(scope='*.*' if db is None else '%s.*' % db, db=db,
                            privileges=_split_privileges(m.group('privs'))))
     return grants
 
@@ -274,12 +276,13 @@ def _settings(facts, thresholds, flavor, problems):
     settings = {}
     log_var = 'innodb_redo_log_capacity' if 'innodb_redo_log_capacity' in variables else 'innodb_log_file_size'
     checks = (
-        ('innodb_buffer_pool_size', 'innodb_buffer_pool_size', True),
-        (log_var, 'innodb_log_file_size', True),
-        ('innodb_lock_wait_timeout', 'innodb_lock_wait_timeout', False),
-        ('max_allowed_packet', 'max_allowed_packet', True),
+        ('innodb_buffer_pool_size', 'innodb_buffer_pool_size'),
+        (log_var, 'innodb_log_file_size'),
+        ('innodb_lock_wait_timeout', 'innodb_lock_wait_timeout'),
+        ('max_allowed_packet', 'max_allowed_packet'),
     )
-    for name, threshold, is_size in checks:
+    for name, threshold in checks:
+        is_size = name in SIZE_SETTINGS
         if name not in variables:
             continue
         value = int(variables[name])
@@ -357,10 +360,9 @@ def _schema(facts, expected, problems, privileges, cluster_name):
         if missing:
             schema['tables_missing'][cluster] = missing
     if schema['tables_missing']:
+        listed = ['cluster %s: %s' % (c, ', '.join(m)) for c, m in sorted(schema['tables_missing'].items())]
         problems.append(problem(
-            'warning', 'cluster_tables_missing',
-            'tables missing for %s' % '; '.join('cluster %s: %s' % (c, ', '.join(m))
-                                               for c, m in sorted(schema['tables_missing'].items())),
+            'warning', 'cluster_tables_missing', 'tables missing for %s' % '; '.join(listed),
             'slurmdbd recreates them empty; if they held history, restore them from a backup first'))
     if cluster_name:
         schema['cluster_registered'] = cluster_name in facts['clusters']
@@ -418,7 +420,7 @@ def evaluate(facts, require_tls, slurm_release, thresholds=None, cluster_name=No
     grants = parse_grants(facts['grants'])
     have = privileges_on(grants, facts['database'])
     missing = [p for p in REQUIRED_PRIVILEGES if p not in have]
-    privileges = dict(user=facts['user'], grants=[dict(on=g['on'], privileges=g['privileges']) for g in grants],
+    privileges = dict(user=facts['user'], grants=[dict(scope=g['scope'], privileges=g['privileges']) for g in grants],
                       on_database=sorted(have), missing=missing)
     if missing and facts['exists']:
         problems.append(problem(
@@ -441,3 +443,38 @@ def evaluate(facts, require_tls, slurm_release, thresholds=None, cluster_name=No
                                     'upgrade Slurm, or check the schema by hand'))
     schema = _schema(facts, expected, problems, have, cluster_name)
     return dict(server=server, tls=tls, privileges=privileges, settings=settings, schema=schema, problems=problems)
+
+
+# --- the readable report ----------------------------------------------------------
+
+def report_lines(result, host='', port=''):
+    """The module's result as lines for a person (playbooks/check_dbaas.yml)."""
+    lines = []
+    server = result.get('server')
+    if server:
+        priv = result['privileges']
+        lines.append('Server %s:%s: %s %s, as %s' % (host, port, server['flavor'], server['version'], priv['user']))
+        tls = result['tls']
+        lines.append('TLS: %s' % ('%s %s' % (tls['version'], tls['cipher']) if tls['cipher'] else 'none (plaintext)'))
+        lines.append('Privileges on the database: %s%s' % (
+            ', '.join(priv['on_database']) or 'none',
+            '; missing %s' % ', '.join(priv['missing']) if priv['missing'] else ''))
+        for name, s in sorted(result['settings'].items()):
+            value = _human(s['value']) if name in SIZE_SETTINGS else s['value']
+            lines.append('  %-4s %s = %s (recommended %s)' % ('ok' if s['ok'] else 'BAD', name, value, s['recommended']))
+        schema = result['schema']
+        release = (result.get('slurm_version') or {}).get('release') or 'unknown Slurm'
+        lines.append('Schema: %s%s; %s writes %s (converts from %s on): action %s' % (
+            schema['state'], ', version %s' % schema['version'] if schema['version'] is not None else '',
+            release, schema['expected'], schema['oldest_convertible'], schema['action']))
+        if schema['clusters']:
+            lines.append('Clusters: %s' % ', '.join(schema['clusters']))
+    problems = result.get('problems') or []
+    if not problems and result.get('failed'):
+        problems = [problem('error', 'failed', result.get('msg', ''), '')]
+    lines.append('Problems: %s' % ('none' if not problems else len(problems)))
+    for p in problems:
+        lines.append('  %s %s: %s' % (p['severity'].upper(), p['code'], p['message']))
+        if p['fix']:
+            lines.append('    fix: %s' % p['fix'])
+    return lines

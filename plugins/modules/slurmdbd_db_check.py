@@ -123,7 +123,7 @@ notes:
   - "The schema versions come from Slurm's C(as_mysql_convert.c): 22.05 writes 12,
     23.02 writes 13, 23.11.0 to 23.11.4 write 14, 23.11.5 and 24.05 write 15,
     24.11 and later write 16; each converts from its oldest supported version on
-    (returned as RV(schema.oldest_convertible))."
+    (returned as C(schema.oldest_convertible))."
 seealso:
   - name: Slurm accounting guide
     description: The MySQL/MariaDB settings Slurm recommends.
@@ -173,7 +173,7 @@ privileges:
   type: dict
   sample:
     user: slurm@%
-    grants: [{on: "*.*", privileges: [USAGE]}, {on: "slurm_acct_db.*", privileges: [ALL]}]
+    grants: [{scope: "*.*", privileges: [USAGE]}, {scope: "slurm_acct_db.*", privileges: [ALL]}]
     on_database: [ALL, ALTER, ALTER ROUTINE, CREATE, CREATE ROUTINE, DELETE, DROP, EXECUTE, INSERT, SELECT, UPDATE]
     missing: []
 settings:

@@ -53,7 +53,8 @@ class MariaDB:
              '--innodb-buffer-pool-size=128M', '--innodb-log-file-size=64M', '--innodb-lock-wait-timeout=900',
              '--max-allowed-packet=16M', '--skip-name-resolve'] + root,
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        for _ in range(300):
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 pytest.fail('mariadbd exited: ' + self.log.read_text()[-2000:])
             try:

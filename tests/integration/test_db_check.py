@@ -9,6 +9,7 @@ import socket
 import subprocess
 
 import pytest
+from ansible_collections.gpuhpc.slurm.plugins.module_utils import dbcheck
 from ansible_collections.gpuhpc.slurm.plugins.modules import slurmdbd_db_check
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'fixtures')
@@ -77,6 +78,10 @@ def test_real_schema_is_current(check, fresh):
     assert schema['clusters'] == ['gpulab']
     assert schema['cluster_registered'] is True
     assert schema['tables_missing'] == {}
+    report = '\n'.join(dbcheck.report_lines(result, '127.0.0.1', fresh.port))
+    assert 'Schema: slurm, version 16; 24.11.5 writes 16 (converts from 13 on): action none' in report
+    assert '  ok   innodb_lock_wait_timeout = 900 (recommended >= 900)' in report
+    assert 'Problems: none' in report
 
 
 def test_check_mode_reads_only_and_runs_the_same(check, fresh):
@@ -93,7 +98,7 @@ def test_check_mode_reads_only_and_runs_the_same(check, fresh):
 def test_one_connection_and_few_queries(check, fresh):
     load_schema(fresh)
     status = "SHOW GLOBAL STATUS WHERE Variable_name IN ('Connections', 'Questions')"
-    idle = [dict(fresh.sql(status)) for _ in range(2)]
+    idle = [dict(fresh.sql(status)), dict(fresh.sql(status))]
     before = dict(fresh.sql(status))
     check(fresh.params('slurm', cluster_name='gpulab'))
     after = dict(fresh.sql(status))

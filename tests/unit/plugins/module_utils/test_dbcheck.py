@@ -49,9 +49,9 @@ def test_grants_as_mariadb_shows_them():
     ]
     grants = dbcheck.parse_grants(lines)
     assert grants == [
-        dict(on='*.*', db=None, privileges=['USAGE']),
-        dict(on='slurm_acct_db.*', db='slurm_acct_db', privileges=['ALL']),
-        dict(on='other.*', db='other', privileges=['UPDATE']),
+        dict(scope='*.*', db=None, privileges=['USAGE']),
+        dict(scope='slurm_acct_db.*', db='slurm_acct_db', privileges=['ALL']),
+        dict(scope='other.*', db='other', privileges=['UPDATE']),
     ]
     assert 'PASSWORD' not in repr(grants)
     assert dbcheck.privileges_on(grants, 'slurm_acct_db') >= set(dbcheck.REQUIRED_PRIVILEGES)
