@@ -6,7 +6,7 @@
 SHELL := /bin/bash
 VENV := .venv/bin
 
-.PHONY: help deps engine lab lab-down test lint sanity unit integration molecule bench build clean
+.PHONY: help deps engine lab lab-down test lint sanity unit integration molecule bench bench-db build clean
 
 help:
 	@echo "make lab        bring up the lab cluster (containers) and run site.yml against it"
@@ -14,6 +14,7 @@ help:
 	@echo "make test       lint + ansible-test sanity + unit + integration + molecule"
 	@echo "make lint | sanity | unit | integration | molecule   one stage of make test"
 	@echo "make bench      time make lab from nothing and again (bench/lab.sh)"
+	@echo "make bench-db   time the database check against a running lab (bench/db_check.sh)"
 	@echo "make build      build the collection tarball"
 
 deps:
@@ -38,6 +39,9 @@ lint sanity unit integration molecule:
 
 bench:
 	@bench/lab.sh
+
+bench-db:
+	@bench/db_check.sh
 
 build: deps
 	@$(VENV)/ansible-galaxy collection build --force .
