@@ -464,9 +464,12 @@ def report_lines(result, host='', port=''):
             lines.append('  %-4s %s = %s (recommended %s)' % ('ok' if s['ok'] else 'BAD', name, value, s['recommended']))
         schema = result['schema']
         release = (result.get('slurm_version') or {}).get('release') or 'unknown Slurm'
-        lines.append('Schema: %s%s; %s writes %s (converts from %s on): action %s' % (
-            schema['state'], ', version %s' % schema['version'] if schema['version'] is not None else '',
-            release, schema['expected'], schema['oldest_convertible'], schema['action']))
+        found = ', version %s' % schema['version'] if schema['version'] is not None else ''
+        if schema['expected'] is None:
+            lines.append('Schema: %s%s; Slurm release unknown: action %s' % (schema['state'], found, schema['action']))
+        else:
+            lines.append('Schema: %s%s; %s writes %s (converts from %s on): action %s' % (
+                schema['state'], found, release, schema['expected'], schema['oldest_convertible'], schema['action']))
         if schema['clusters']:
             lines.append('Clusters: %s' % ', '.join(schema['clusters']))
     problems = result.get('problems') or []

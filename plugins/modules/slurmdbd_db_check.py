@@ -82,7 +82,7 @@ options:
   slurm_version:
     description:
       - The Slurm release of the slurmdbd that will use the database, like C(24.11.5).
-      - Read from C(slurmdbd -V) on the target when omitted.
+      - Read from C(slurmdbd -V) on the target when omitted, else from the installed slurmdbd package.
     type: str
   cluster_name:
     description: The cluster (ClusterName); the result says whether the database knows it.
@@ -208,7 +208,9 @@ schema:
     tables_missing: {}
     cluster_registered: true
 slurm_version:
-  description: The Slurm release the schema was judged against, and where it came from (C(given), C(slurmdbd -V) or null).
+  description:
+    - The Slurm release the schema was judged against, and where it came from
+      (C(given), C(slurmdbd -V), C(package slurmdbd), C(package slurm-slurmdbd), or null).
   returned: always
   type: dict
   sample: {release: 24.11.5, source: slurmdbd -V}
@@ -236,12 +238,16 @@ def slurm_release(module):
         if release is None:
             module.fail_json(msg="slurm_version '%s' is not a Slurm release (like 24.11.5)" % given)
         return release, 'given'
-    binary = module.get_bin_path('slurmdbd')
-    if binary:
-        rc, out, dummy = module.run_command([binary, '-V'])
-        release = dbcheck.parse_release(out) if rc == 0 else None
-        if release:
-            return release, 'slurmdbd -V'
+    # slurmdbd -V, else the package (slurmdbd -V wants a slurmdbd.conf on some releases)
+    for tool, args, source in (('slurmdbd', ['-V'], 'slurmdbd -V'),
+                               ('dpkg-query', ['-W', '-f=${Version}', 'slurmdbd'], 'package slurmdbd'),
+                               ('rpm', ['-q', '--qf', '%{VERSION}', 'slurm-slurmdbd'], 'package slurm-slurmdbd')):
+        binary = module.get_bin_path(tool)
+        if binary:
+            rc, out, dummy = module.run_command([binary] + args)
+            release = dbcheck.parse_release(out) if rc == 0 else None
+            if release:
+                return release, source
     return None, None
 
 
