@@ -15,11 +15,11 @@ vars=inventory/lab/group_vars/all/dbaas.yml
 lab_var() { .venv/bin/python -c 'import sys, yaml; print(yaml.safe_load(open(sys.argv[1]))[sys.argv[2]])' "$vars" "$1"; }
 user=$(lab_var lab_dbaas_user) password=$(lab_var lab_dbaas_password) db=$(lab_var lab_dbaas_database)
 
-docker exec "$ctl" mkdir -p /tmp/gpuhpc-bench
-docker cp -q plugins/module_utils/dbcheck.py "$ctl:/tmp/gpuhpc-bench/dbcheck.py"
+docker exec "$ctl" mkdir -p /var/tmp/gpuhpc-bench
+docker cp -q plugins/module_utils/dbcheck.py "$ctl:/var/tmp/gpuhpc-bench/dbcheck.py"
 docker exec -i -e DB_USER="$user" -e DB_PASSWORD="$password" -e DB_NAME="$db" "$ctl" python3 - <<'PY'
 import os, statistics, subprocess, sys, time
-sys.path.insert(0, '/tmp/gpuhpc-bench')
+sys.path.insert(0, '/var/tmp/gpuhpc-bench')
 import dbcheck
 
 params = dict(login_host='dbaas', login_port=3306, login_user=os.environ['DB_USER'],
@@ -39,7 +39,7 @@ print('db check, 20 runs from ctl to dbaas (TLS): median %.0f ms, max %.0f ms; s
       % (statistics.median(times) * 1000, max(times) * 1000, result['schema']['state'],
          result['schema']['action'], len(result['problems'])))
 PY
-docker exec "$ctl" rm -rf /tmp/gpuhpc-bench
+docker exec "$ctl" rm -rf /var/tmp/gpuhpc-bench
 
 t0=$(date +%s.%N)
 GPUHPC_LAB_NAME=$lab .venv/bin/ansible -i inventory/lab ctl -o -m gpuhpc.slurm.slurmdbd_db_check \

@@ -190,6 +190,24 @@ def slurm_version(text):
     return '%d.%02d' % (int(m.group(1)), int(m.group(2)))
 
 
+def account_tree(accounts, parent=None, path=()):
+    """Accounts given as a tree (sub-accounts under `children`) as a flat list, each naming its parent."""
+    flat = []
+    for item in accounts or []:
+        if not isinstance(item, dict) or not item.get('name'):
+            raise AnsibleFilterError('slurm_accounting_accounts%s: every account needs a name, got %r'
+                                     % (''.join('[%s]' % p for p in path), item))
+        entry = dict((k, v) for k, v in item.items() if k != 'children')
+        if parent is not None:
+            if entry.get('parent') not in (None, parent):
+                raise AnsibleFilterError("slurm_accounting_accounts: account %s sits under %s but names parent %s; "
+                                         "drop its parent or move it" % (entry['name'], parent, entry['parent']))
+            entry['parent'] = parent
+        flat.append(entry)
+        flat.extend(account_tree(item.get('children') or [], entry['name'], path + (entry['name'],)))
+    return flat
+
+
 def db_check_report(result, host='', port=''):
     """The result of gpuhpc.slurm.slurmdbd_db_check as lines for a person."""
     return dbcheck.report_lines(result, host, port)
@@ -208,4 +226,5 @@ class FilterModule(object):
             'slurm_cluster_name_error': slurm_cluster_name_error,
             'slurm_version': slurm_version,
             'db_check_report': db_check_report,
+            'account_tree': account_tree,
         }

@@ -24,7 +24,7 @@ PROTECTED_USERS = ('root',)
 
 # module option -> (sacctmgr read field, sacctmgr write key, kind)
 QOS_FIELDS = dict(
-    description=('Description', 'description', 'str'),
+    description=('Description', 'description', 'text'),
     priority=('Priority', 'priority', 'int'),
     flags=('Flags', 'flags', 'set'),
     usage_factor=('UsageFactor', 'usagefactor', 'float'),
@@ -42,7 +42,7 @@ QOS_FIELDS = dict(
 ASSOC_FIELDS = dict(
     fairshare=('Fairshare', 'fairshare', 'share'),
     qos=('QOS', 'qos', 'set'),
-    default_qos=('DefaultQOS', 'defaultqos', 'str'),
+    default_qos=('DefaultQOS', 'defaultqos', 'text'),
     grp_tres=('GrpTRES', 'grptres', 'tres'),
     grp_jobs=('GrpJobs', 'grpjobs', 'int'),
     grp_submit_jobs=('GrpSubmit', 'grpsubmitjobs', 'int'),
@@ -53,34 +53,36 @@ ASSOC_FIELDS = dict(
 )
 
 ACCOUNT_FIELDS = dict(
-    description=('Description', 'description', 'str'),
-    organization=('Organization', 'organization', 'str'),
+    description=('Description', 'description', 'text'),
+    organization=('Organization', 'organization', 'text'),
 )
 
 USER_FIELDS = dict(
-    default_account=('DefaultAccount', 'defaultaccount', 'str'),
+    default_account=('DefaultAccount', 'defaultaccount', 'text'),
     admin_level=('AdminLevel', 'adminlevel', 'admin'),
 )
 
-# Known sacctmgr error texts -> (code, fix).
+# Known sacctmgr error texts (as Slurm 22.05 and 24.11 print them) -> (code, fix).
 ERRORS = (
     (r'Problem talking to the database|Connection refused|Unable to connect to database|'
-     r'slurmdbd.*(not responding|unreachable)|Socket timed out',
+     r'slurmdbd.*(not responding|unreachable)|Socket timed out|Connection lost',
      'slurmdbd_unreachable', 'check that slurmdbd runs and answers on the controller (systemctl status slurmdbd)'),
-    (r'[Cc]luster.*(does not exist|not found|unknown)|No cluster|no clusters? (were|was) found',
+    (r"Cluster '.*' has not been added|[Cc]luster .*(does not exist|not found|unknown)|no clusters? (were|was) found",
      'cluster_not_registered', 'start slurmctld once (it registers the cluster) or run: sacctmgr add cluster <name>'),
-    (r"(Unknown|Invalid) (QOS|qos)|[Qq][Oo][Ss] .*(doesn't exist|does not exist)",
+    (r"bad qos|(Unknown|Invalid) (QOS|qos)|[Qq][Oo][Ss] .*(doesn't exist|does not exist)",
      'unknown_qos', 'add the QoS first (sacctmgr_qos, or slurm_accounting_qos)'),
-    (r"[Pp]arent account .*(doesn't exist|does not exist)|No parent|Parent .* not found",
+    (r"No parent account|[Pp]arent account .*(doesn't exist|does not exist)",
      'parent_missing', 'add the parent account first, or correct parent'),
-    (r'[Uu]nknown TRES|[Ii]nvalid TRES|TRES .* not (found|known)',
+    (r'No account \S+ on cluster',
+     'account_missing', 'add the account first (sacctmgr_account, or slurm_accounting_accounts)'),
+    (r'no TRES known|[Uu]nknown TRES|[Ii]nvalid TRES',
      'unknown_tres', 'add the TRES to AccountingStorageTRES in slurm.conf (e.g. gres/gpu) and restart slurmctld'),
     (r'[Aa]ccess denied|[Pp]ermission denied|[Oo]nly (root|admins?)|[Nn]ot authorized',
      'access_denied', 'run as root or as a Slurm administrator (AdminLevel=Admin)'),
 )
 
-NOTHING = re.compile(r'Nothing (new )?(added|deleted|modified)|Nothing to (add|delete|modify)|'
-                     r'already exists|no change', re.I)
+# What sacctmgr says, with exit status 1, when there was nothing to do.
+NOTHING = re.compile(r'Nothing (new )?(added|deleted|modified)|Already existing', re.I)
 
 
 class SacctmgrError(Exception):
@@ -255,6 +257,9 @@ def normalise(kind, value, what):
     if kind == 'float':
         text = check_value(what, value).strip()
         return float(text) if text else 1.0
+    if kind == 'text':
+        # sacctmgr stores names, descriptions and organizations in lower case
+        return check_value(what, value).strip().lower()
     if kind == 'admin':
         text = check_value(what, value).strip().lower()
         return {'': 'none', 'administrator': 'administrator', 'admin': 'administrator',
@@ -638,9 +643,13 @@ def plan_users(plan, state, users, purge, present_qos, present_accounts):
 def plan_all(state, qos=None, accounts=None, users=None, purge=False):
     """The whole change: QoS, then accounts (parents first), then users; removals in reverse."""
     plan = Plan()
-    qos = qos or []
-    accounts = accounts or []
-    users = users or []
+    # Slurm keeps QoS and account names in lower case; user names as given.
+    qos = [dict(q, name=str(q['name']).lower()) for q in qos or []]
+    accounts = [dict(a, name=str(a['name']).lower(), parent=str(a['parent']).lower() if a.get('parent') else None)
+                for a in accounts or []]
+    users = [dict(u, default_account=str(u['default_account']).lower() if u.get('default_account') else None,
+                  accounts=[str(x).lower() for x in u['accounts']] if u.get('accounts') is not None else None)
+             for u in users or []]
     present_qos = set(q['name'] for q in qos if q.get('state', 'present') == 'present')
     present_accounts = set(a['name'] for a in accounts if a.get('state', 'present') == 'present')
     qos_dels = plan_qos(plan, state, qos, purge and bool(qos))
@@ -758,3 +767,21 @@ def run(module, qos=None, accounts=None, users=None):
     if module._diff and plan.steps:
         result['diff'] = dict(before=plan.before, after=plan.after)
     module.exit_json(**result)
+
+
+def _set_only(values):
+    """Fields that are set (not -1 / empty), as a person reads them."""
+    return _show(dict((k, v) for k, v in values.items() if v not in (-1, None, {}, frozenset(), '')))
+
+
+def facts(state):
+    """read_state() as plain data: qos, accounts, users (for sacctmgr_info)."""
+    accounts, users = {}, {}
+    for (account, user), values in sorted(state['assocs'].items()):
+        if user:
+            entry = users.setdefault(user, dict(state['users'].get(user, {}), accounts={}))
+            entry['accounts'][account] = _set_only(dict((k, v) for k, v in values.items() if k != 'parent'))
+        else:
+            accounts[account] = dict(state['accounts'].get(account, {}), **_set_only(values))
+    return dict(cluster=state['cluster'], accounts=accounts, users=users,
+                qos=dict((name, _set_only(values)) for name, values in state['qos'].items()))

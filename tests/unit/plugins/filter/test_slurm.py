@@ -112,4 +112,4 @@ def test_slurm_version():
 def test_filters_are_registered():
     assert {'hostlist_compress', 'hostlist_expand', 'slurm_nodes', 'slurm_partitions', 'slurm_conf_changes',
             'slurm_conf_extra_problems', 'slurm_cluster_name_error', 'slurm_version',
-            'slurm_node_name', 'db_check_report'} == set(FilterModule().filters())
+            'slurm_node_name', 'db_check_report', 'account_tree'} == set(FilterModule().filters())

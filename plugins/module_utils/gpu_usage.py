@@ -1,0 +1,120 @@
+# -*- coding: utf-8 -*-
+# Copyright: gpuhpc.slurm contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""GPU-hours per account and user from sacct, and the report in CSV, JSON or markdown.
+
+The source is `sacct -a -X -n -P -T -S START -E END`: one line per job
+allocation, with Start and End truncated to the window (-T), so a job that
+ran across the window's edge counts only its part inside. sreport's rollups
+would exclude the current hour and count only finished hours.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import csv
+import datetime
+import io
+import json
+import re
+
+SACCT_FIELDS = ('JobID', 'User', 'Account', 'AllocTRES', 'Start', 'End', 'State')
+
+
+def sacct_args(start, end, cluster=None, accounts=None, users=None):
+    args = ['-a', '-X', '-n', '-P', '-T', '-S', start, '-E', end, '--format=' + ','.join(SACCT_FIELDS)]
+    if cluster:
+        args += ['-M', cluster]
+    if accounts:
+        args += ['-A', ','.join(accounts)]
+    if users:
+        args += ['-u', ','.join(users)]
+    return args
+
+
+def _time(text):
+    try:
+        return datetime.datetime.strptime(text, '%Y-%m-%dT%H:%M:%S')
+    except ValueError:
+        return None  # Unknown, None: not started / still running
+
+
+def tres_count(tres, name):
+    m = re.search(r'(?:^|,)%s=(\d+)' % re.escape(name), tres or '')
+    return int(m.group(1)) if m else 0
+
+
+def aggregate(sacct_output, now):
+    """Sums per account and per (user, account) from sacct -P lines."""
+    accounts, users = {}, {}
+    for line in sacct_output.splitlines():
+        cells = line.split('|')
+        if len(cells) < len(SACCT_FIELDS):
+            continue
+        jobid, user, account, tres, start, end = cells[:6]
+        begin = _time(start)
+        if begin is None:
+            continue  # never ran
+        finish = _time(end) or now
+        seconds = max(0, int((finish - begin).total_seconds()))
+        gpus = tres_count(tres, 'gres/gpu')
+        billing = tres_count(tres, 'billing')
+        for key, table in ((account, accounts), ((user, account), users)):
+            row = table.setdefault(key, dict(jobs=0, gpu_jobs=0, gpu_seconds=0, billing_seconds=0))
+            row['jobs'] += 1
+            row['gpu_jobs'] += 1 if gpus else 0
+            row['gpu_seconds'] += gpus * seconds
+            row['billing_seconds'] += billing * seconds
+    return accounts, users
+
+
+def rows(accounts, users, price=None):
+    """Report rows, most GPU-hours first."""
+    def finish(row):
+        row['gpu_hours'] = round(row['gpu_seconds'] / 3600.0, 4)
+        row['billing_hours'] = round(row['billing_seconds'] / 3600.0, 4)
+        if price is not None:
+            row['cost'] = round(row['gpu_hours'] * price, 2)
+        return row
+
+    by_account = [finish(dict(v, account=k)) for k, v in accounts.items()]
+    by_user = [finish(dict(v, user=k[0], account=k[1])) for k, v in users.items()]
+    by_account.sort(key=lambda r: (-r['gpu_seconds'], r['account']))
+    by_user.sort(key=lambda r: (-r['gpu_seconds'], r['user'], r['account']))
+    total = finish(dict(jobs=sum(r['jobs'] for r in by_account), gpu_jobs=sum(r['gpu_jobs'] for r in by_account),
+                        gpu_seconds=sum(r['gpu_seconds'] for r in by_account),
+                        billing_seconds=sum(r['billing_seconds'] for r in by_account)))
+    return by_account, by_user, total
+
+
+COLUMNS = ('jobs', 'gpu_jobs', 'gpu_hours', 'billing_hours')
+
+
+def render(fmt, by_account, by_user, total, window, price=None, currency=''):
+    """The report as text: csv, json or markdown."""
+    columns = COLUMNS + (('cost',) if price is not None else ())
+    if fmt == 'json':
+        return json.dumps(dict(window=window, price_per_gpu_hour=price, currency=currency, accounts=by_account,
+                               users=by_user, total=total), indent=2, sort_keys=True)
+    if fmt == 'csv':
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator='\n')
+        writer.writerow(('scope', 'account', 'user') + columns)
+        for r in by_account:
+            writer.writerow(('account', r['account'], '') + tuple(r[c] for c in columns))
+        for r in by_user:
+            writer.writerow(('user', r['account'], r['user']) + tuple(r[c] for c in columns))
+        writer.writerow(('total', '', '') + tuple(total[c] for c in columns))
+        return out.getvalue()
+    head = ['GPU usage %s to %s (source: sacct -X -T, jobs truncated to the window)' % (window['start'], window['end'])]
+    if price is not None:
+        head.append('Price per GPU-hour: %s %s' % (price, currency))
+    lines = head + ['']
+    titles = [c.replace('_', ' ') for c in columns]
+    lines += ['| account | ' + ' | '.join(titles) + ' |', '|---|' + '---:|' * len(columns)]
+    lines += ['| %s | %s |' % (r['account'], ' | '.join(str(r[c]) for c in columns)) for r in by_account]
+    lines += ['| **total** | %s |' % ' | '.join(str(total[c]) for c in columns), '']
+    lines += ['| user | account | ' + ' | '.join(titles) + ' |', '|---|---|' + '---:|' * len(columns)]
+    lines += ['| %s | %s | %s |' % (r['user'], r['account'], ' | '.join(str(r[c]) for c in columns)) for r in by_user]
+    return '\n'.join(lines) + '\n'

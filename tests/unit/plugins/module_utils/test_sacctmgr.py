@@ -1,0 +1,142 @@
+"""sacctmgr: normalising values and planning the batched commands (pure parts)."""
+import pytest
+from ansible_collections.gpuhpc.slurm.plugins.module_utils import sacctmgr as sm
+
+
+@pytest.mark.parametrize('a, b', [
+    ('mem=65536M', 'mem=64G'),
+    ('gres/gpu=2,cpu=8', 'cpu=8,gres/gpu=2'),
+    ({'gres/gpu': 2, 'cpu': '8'}, 'cpu=8,gres/gpu=2'),
+    ('mem=1T', {'mem': '1024G'}),
+    ('gres/gpu=-1', ''),
+    ('GRES/GPU=4', 'gres/gpu=4'),
+])
+def test_tres_equal(a, b):
+    assert sm.norm_tres(a) == sm.norm_tres(b)
+
+
+@pytest.mark.parametrize('a, minutes', [
+    ('2-00:00:00', 2880), ('48:00:00', 2880), (2880, 2880), ('2880', 2880), ('1-12', 2160),
+    ('30:00', 30), ('04:00:00', 240), ('UNLIMITED', -1), ('-1', -1), ('', -1),
+])
+def test_durations(a, minutes):
+    assert sm.norm_duration(a) == minutes
+
+
+def test_duration_text_round_trip():
+    assert sm.norm_duration(sm.duration_text(2161)) == 2161
+
+
+@pytest.mark.parametrize('value', ['a|b', 'two\nlines'])
+def test_pipe_and_newline_refused(value):
+    with pytest.raises(sm.SacctmgrError) as err:
+        sm.normalise('str', value, 'account x description')
+    assert err.value.code == 'bad_value'
+    assert 'account x description' in err.value.message
+
+
+def test_bad_tres():
+    with pytest.raises(sm.SacctmgrError, match="gres/gpu=lots is not a count"):
+        sm.norm_tres('gres/gpu=lots', 'qos q grp_tres')
+
+
+def state(**extra):
+    base = dict(cluster='gpulab', tres={'cpu', 'mem', 'node', 'billing', 'gres/gpu'},
+                qos={'normal': {}}, accounts={'root': dict(description='default root account', organization='root')},
+                users={'root': dict(default_account='root', admin_level='administrator')},
+                assocs={('root', ''): dict(parent=None), ('root', 'root'): dict(parent=None)})
+    base.update(extra)
+    return base
+
+
+def test_users_that_need_the_same_change_share_one_command():
+    accounts = [dict(name='team%d' % i, fairshare=10) for i in range(3)]
+    users = [dict(name='u%04d' % i, default_account='team%d' % (i % 3)) for i in range(300)]
+    plan = sm.plan_all(state(), accounts=accounts, users=users)
+    commands = [' '.join(a) for a, dummy in plan.steps]
+    assert len(commands) == 1 + 3  # the accounts in one, users grouped by account
+    assert commands[0] == 'add account name=team0,team1,team2 cluster=gpulab parent=root fairshare=10'
+    assert all(c.startswith('add user name=u') for c in commands[1:])
+    assert len(plan.changes) == 303
+
+
+def test_parents_before_children_and_qos_first():
+    plan = sm.plan_all(state(), qos=[dict(name='gpu', max_tres_per_user={'gres/gpu': 2})],
+                       accounts=[dict(name='vision', parent='research', qos=['normal', 'gpu']),
+                                 dict(name='research')])
+    commands = [' '.join(a) for a, dummy in plan.steps]
+    assert commands == [
+        'add qos name=gpu maxtresperuser=gres/gpu=2',
+        'add account name=research cluster=gpulab parent=root',
+        'add account name=vision cluster=gpulab parent=research qos=gpu,normal',
+    ]
+
+
+def test_only_changed_fields_are_sent():
+    current = state(qos={'normal': {}, 'gpu': dict(priority=10, max_tres_per_user={'gres/gpu': 2}, max_wall=2880)})
+    plan = sm.plan_all(current, qos=[dict(name='gpu', priority=10, max_tres_per_user='gres/gpu=4',
+                                          max_wall='48:00:00')])
+    assert [' '.join(a) for a, dummy in plan.steps] == ['modify qos where name=gpu set maxtresperuser=gres/gpu=4']
+    assert plan.before['qos'] == {'gpu': {'max_tres_per_user': 'gres/gpu=2'}}
+    assert plan.after['qos'] == {'gpu': {'max_tres_per_user': 'gres/gpu=4'}}
+
+
+def test_a_tres_no_longer_wanted_is_cleared():
+    current = state(qos={'normal': {}, 'gpu': dict(grp_tres={'gres/gpu': 2, 'cpu': 64})})
+    plan = sm.plan_all(current, qos=[dict(name='gpu', grp_tres={'gres/gpu': 2})])
+    assert [' '.join(a) for a, dummy in plan.steps] == ['modify qos where name=gpu set grptres=gres/gpu=2,cpu=-1']
+
+
+def test_nothing_to_do():
+    current = state(qos={'normal': {}, 'gpu': dict(max_wall=240)})
+    plan = sm.plan_all(current, qos=[dict(name='gpu', max_wall='04:00:00')])
+    assert plan.steps == [] and plan.changes == []
+
+
+@pytest.mark.parametrize('kwargs, code, words', [
+    (dict(accounts=[dict(name='vision', qos=['gpu'])]), 'unknown_qos', ['vision', 'gpu', 'add the QoS first']),
+    (dict(accounts=[dict(name='vision', parent='research')]), 'parent_missing', ['vision', 'research']),
+    (dict(users=[dict(name='alice', default_account='vision')]), 'account_missing', ['alice', 'vision']),
+    (dict(qos=[dict(name='gpu', grp_tres={'gres/gpu': 2})]), 'unknown_tres',
+     ['gpu', 'gres/gpu', 'AccountingStorageTRES']),
+    (dict(qos=[dict(name='normal', state='absent')]), 'protected', ['normal']),
+    (dict(users=[dict(name='alice')]), 'bad_value', ['alice', 'default_account']),
+])
+def test_errors_name_the_entity_and_the_fix(kwargs, code, words):
+    current = state(tres={'cpu', 'mem'})
+    with pytest.raises(sm.SacctmgrError) as err:
+        sm.plan_all(current, **kwargs)
+    assert err.value.code == code
+    for word in words:
+        assert word in err.value.message + err.value.fix
+
+
+def test_purge_never_removes_root_or_normal():
+    current = state(qos={'normal': {}, 'old': {}},
+                    assocs={('root', ''): dict(parent=None), ('root', 'root'): dict(parent=None),
+                            ('gone', ''): dict(parent='root'), ('gone', 'x'): dict(parent='gone')})
+    plan = sm.plan_all(current, qos=[dict(name='gpu')], accounts=[dict(name='kept')],
+                       users=[dict(name='y', default_account='kept')], purge=True)
+    commands = [' '.join(a) for a, dummy in plan.steps]
+    assert 'delete user where name=x cluster=gpulab' in commands
+    assert 'delete account where name=gone cluster=gpulab' in commands
+    assert 'delete qos where name=old' in commands
+    assert not any('root' in c or 'normal' in c for c in commands if c.startswith('delete'))
+
+
+def test_removing_a_user_removes_only_their_associations():
+    current = state(users={'x': dict(default_account='a', admin_level='none')},
+                    assocs={('a', ''): dict(parent='root'), ('b', ''): dict(parent='root'),
+                            ('a', 'x'): dict(parent='a'), ('b', 'x'): dict(parent='b')})
+    whole = sm.plan_all(current, users=[dict(name='x', state='absent')])
+    assert [' '.join(a) for a, dummy in whole.steps] == ['delete user where name=x cluster=gpulab']
+    one = sm.plan_all(current, users=[dict(name='x', state='absent', accounts=['b'])])
+    assert [' '.join(a) for a, dummy in one.steps] == ['delete user where name=x account=b cluster=gpulab']
+
+
+def test_account_tree_filter():
+    from ansible_collections.gpuhpc.slurm.plugins.filter.slurm import account_tree
+    flat = account_tree([dict(name='research', children=[dict(name='vision', children=[dict(name='cv')]),
+                                                         dict(name='nlp')])])
+    assert [(a['name'], a.get('parent')) for a in flat] == [
+        ('research', None), ('vision', 'research'), ('cv', 'vision'), ('nlp', 'research')]

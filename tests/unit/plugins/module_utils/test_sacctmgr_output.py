@@ -1,0 +1,103 @@
+"""sacctmgr parsing on output captured from the lab's real Slurm (see
+tests/unit/fixtures/sacctmgr/capture.sh): one file per Slurm version, each
+holding the commands, exit statuses and outputs of the lab's org chart
+(inventory/lab/group_vars/slurm_controller/accounting.yml) and of writes
+that fail."""
+import glob
+import json
+import os
+
+import pytest
+import yaml
+from ansible_collections.gpuhpc.slurm.plugins.filter.slurm import account_tree
+from ansible_collections.gpuhpc.slurm.plugins.module_utils import sacctmgr as sm
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(HERE))))
+FIXTURES = sorted(glob.glob(os.path.join(ROOT, 'tests', 'unit', 'fixtures', 'sacctmgr', '*.json')))
+LAB_CHART = os.path.join(ROOT, 'inventory', 'lab', 'group_vars', 'slurm_controller', 'accounting.yml')
+
+
+class Replay(sm.Runner):
+    """A Runner that answers from a capture instead of running sacctmgr."""
+
+    def __init__(self, capture):
+        super(Replay, self).__init__('sacctmgr')
+        self.answers = dict((tuple(c['args']), (c['rc'], c['stdout'], c['stderr'])) for c in capture['commands'])
+
+    def _run(self, args):
+        self.calls += 1
+        return self.answers[tuple(args)]
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def test_there_are_captures_of_both_lab_releases():
+    versions = [load(p)['version'] for p in FIXTURES]
+    assert any('22.05' in v for v in versions) and any('24.11' in v for v in versions), versions
+
+
+@pytest.fixture(params=FIXTURES, ids=lambda p: os.path.basename(p)[:-5])
+def capture(request):
+    return load(request.param)
+
+
+def test_read_state(capture):
+    runner = Replay(capture)
+    state = sm.read_state(runner, 'gpulab', need_tres=True)
+    assert runner.calls == 6
+    assert state['cluster'] == 'gpulab'
+    assert 'gres/gpu' in state['tres']
+    assert state['qos']['gpu1']['max_tres_per_user'] == {'gres/gpu': 1}
+    assert state['qos']['gpu1']['max_wall'] == 240
+    assert state['qos']['gpu1']['description'] == 'one gpu per user'
+    vision = state['assocs'][('vision', '')]
+    assert vision['parent'] == 'research'
+    assert vision['grp_tres'] == {'gres/gpu': 2}
+    assert vision['qos'] == frozenset(['normal', 'gpu1'])
+    assert vision['fairshare'] == 60
+    # WOPLimits: the user association shows no limits inherited from vision
+    assert state['assocs'][('vision', 'vic')]['grp_tres'] == {}
+    assert state['users']['vic'] == dict(default_account='vision', admin_level='none')
+    assert state['users']['root']['admin_level'] == 'administrator'
+
+
+def test_the_lab_chart_is_already_applied(capture):
+    with open(LAB_CHART) as f:
+        chart = yaml.safe_load(f)
+    state = sm.read_state(Replay(capture), 'gpulab', need_tres=True)
+    plan = sm.plan_all(state, chart['slurm_accounting_qos'], account_tree(chart['slurm_accounting_accounts']),
+                       chart['slurm_accounting_users'])
+    assert plan.steps == [], plan.changes
+
+
+@pytest.mark.parametrize('words, code', [
+    ('parent=no-such-parent', 'parent_missing'),
+    ('qos=no-such-qos', 'unknown_qos'),
+    ('account=no-such-account', 'account_missing'),
+    ('grptres=gres/nosuch=1', 'unknown_tres'),
+    ('cluster=no-such-cluster', 'cluster_not_registered'),
+])
+def test_failed_writes_are_named(capture, words, code):
+    args = next(c['args'] for c in capture['commands'] if words in c['args'])
+    runner = Replay(capture)
+    with pytest.raises(sm.SacctmgrError) as err:
+        runner.write(args[1:])
+    assert err.value.code == code
+
+
+@pytest.mark.parametrize('words', ['name=no-such-qos', 'name=vision'])
+def test_nothing_to_do_is_not_an_error(capture, words):
+    args = next(c['args'] for c in capture['commands'] if words in c['args'] and c['args'][0] == '-i')
+    Replay(capture).write(args[1:])
+
+
+def test_slurmdbd_down(capture):
+    runner = Replay(capture)
+    with pytest.raises(sm.SacctmgrError) as err:
+        runner.read('qos', ['Name'])
+    assert err.value.code == 'slurmdbd_unreachable'
+    assert 'slurmdbd' in err.value.fix
