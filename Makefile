@@ -6,7 +6,7 @@
 SHELL := /bin/bash
 VENV := .venv/bin
 
-.PHONY: help deps engine lab lab-down test lint sanity unit integration molecule bench bench-db build clean
+.PHONY: help deps engine lab lab-down test lint sanity unit integration molecule bench bench-db bench-sacctmgr build clean
 
 help:
 	@echo "make lab        bring up the lab cluster (containers) and run site.yml against it"
@@ -15,6 +15,7 @@ help:
 	@echo "make lint | sanity | unit | integration | molecule   one stage of make test"
 	@echo "make bench      time make lab from nothing and again (bench/lab.sh)"
 	@echo "make bench-db   time the database check against a running lab (bench/db_check.sh)"
+	@echo "make bench-sacctmgr  org chart of 1000 users, batched vs naive, on a running lab"
 	@echo "make build      build the collection tarball"
 
 deps:
@@ -42,6 +43,9 @@ bench:
 
 bench-db:
 	@bench/db_check.sh
+
+bench-sacctmgr:
+	@bench/sacctmgr.sh
 
 build: deps
 	@$(VENV)/ansible-galaxy collection build --force .
