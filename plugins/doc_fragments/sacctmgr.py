@@ -63,7 +63,7 @@ options:
     description: QoS of jobs that name none.
     type: str
   grp_tres:
-    description: TRES limit of all jobs of the association together, e.g. C(gres/gpu=8) or C({gres/gpu: 8, cpu: 256}).
+    description: TRES limit of all jobs of the association together, e.g. C(gres/gpu=8,cpu=256) or the same as a dict.
     type: raw
   grp_jobs:
     description: Running jobs of the association together (-1 for no limit).

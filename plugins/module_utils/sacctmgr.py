@@ -534,8 +534,8 @@ def plan_accounts(plan, state, accounts, purge, present_qos):
                 plan.before['accounts'][name] = _show(state['assocs'][(name, '')])
     where = ['cluster=' + cluster]
     for level in sorted(levels):
-        _batch(plan, levels[level], lambda names, key: (['add', 'account', 'name=' + names] + where +
-                                                         ['parent=' + key[0]] + list(key[1])))
+        _batch(plan, levels[level],
+               lambda names, key: ['add', 'account', 'name=' + names] + where + ['parent=' + key[0]] + list(key[1]))
     for level in sorted(moves):
         _batch(plan, moves[level], lambda names, parent: ['modify', 'account', 'where', 'name=' + names] + where +
                ['set', 'parent=' + parent])
@@ -585,8 +585,8 @@ def plan_users(plan, state, users, purge, present_qos, present_accounts):
         _check_tres(state, assoc, label)
         current_info = state['users'].get(name)
         if current_info is None or not mine:
-            key = (tuple(wanted_accounts), default, tuple(set_clause(USER_FIELDS, dict(info, default_account=default)) +
-                                                        set_clause(ASSOC_FIELDS, assoc)))
+            settings = set_clause(USER_FIELDS, dict(info, default_account=default)) + set_clause(ASSOC_FIELDS, assoc)
+            key = (tuple(wanted_accounts), default, tuple(settings))
             adds.setdefault(key, []).append(name)
             after = dict(assoc, **info)
             after['accounts'] = wanted_accounts
@@ -731,8 +731,8 @@ def entities(module, list_key, spec):
     for index, item in enumerate(module.params.get(list_key) or []):
         result = validator.validate(item)
         if result.error_messages:
-            module.fail_json(msg='%s[%d] (%s): %s' % (list_key, index, item.get('name', '?'),
-                                                       '; '.join(result.error_messages)))
+            module.fail_json(msg='%s[%d] (%s): %s'
+                             % (list_key, index, item.get('name', '?'), '; '.join(result.error_messages)))
         out.append(result.validated_parameters)
     return out
 

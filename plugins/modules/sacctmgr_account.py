@@ -13,7 +13,7 @@ module: sacctmgr_account
 short_description: Slurm accounts and their associations through sacctmgr, one or many per call
 version_added: 0.1.0
 description:
-  - Makes Slurm accounts look as described in one cluster: adds missing ones
+  - Makes Slurm accounts look as described in one cluster. Adds missing ones
     (parents before children), moves accounts to the parent given, changes
     only the fields that differ, removes those with O(state=absent) (and with
     O(purge=true) those not listed; never C(root)).

@@ -14,7 +14,7 @@ short_description: A whole Slurm org chart (QoS, accounts, users) through sacctm
 version_added: 0.1.0
 description:
   - What M(gpuhpc.slurm.sacctmgr_qos), M(gpuhpc.slurm.sacctmgr_account) and
-    M(gpuhpc.slurm.sacctmgr_user) do, for all three kinds at once: six
+    M(gpuhpc.slurm.sacctmgr_user) do, for all three kinds at once. Six
     sacctmgr reads whatever the size, then the writes in a safe order (QoS,
     then accounts parents first, then users; removals in reverse).
   - An unchanged org chart of thousands of users is checked in six sacctmgr

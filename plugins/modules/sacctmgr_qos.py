@@ -13,7 +13,7 @@ module: sacctmgr_qos
 short_description: Slurm QoS through sacctmgr, one or many per call
 version_added: 0.1.0
 description:
-  - Makes Slurm's QoS look as described: adds missing ones, changes only the
+  - Makes Slurm's QoS look as described. Adds missing ones, changes only the
     fields that differ, removes those with O(state=absent) (and with
     O(purge=true) those not listed).
   - One QoS from the top-level options, or many from O(qos).

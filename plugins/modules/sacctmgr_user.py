@@ -13,12 +13,12 @@ module: sacctmgr_user
 short_description: Slurm users and their associations through sacctmgr, one or many per call
 version_added: 0.1.0
 description:
-  - Makes Slurm users look as described in one cluster: adds missing users and
+  - Makes Slurm users look as described in one cluster. Adds missing users and
     associations, changes the default account, admin level and association
     fields that differ, removes associations with accounts no longer listed
     (when O(accounts) is given), removes users with O(state=absent) (and with
     O(purge=true) those not listed; never C(root)).
-  - Thousands of users cost a handful of sacctmgr invocations: users that need
+  - Thousands of users cost a handful of sacctmgr invocations, as users that need
     the same change share one command.
 author:
   - gpuhpc.slurm maintainers (@gpuhpc)
