@@ -101,3 +101,24 @@ def test_slurmdbd_down(capture):
         runner.read('qos', ['Name'])
     assert err.value.code == 'slurmdbd_unreachable'
     assert 'slurmdbd' in err.value.fix
+
+
+def test_a_failure_half_way_says_what_was_applied(capture):
+    """The second command meets sacctmgr's real answer for a missing parent."""
+    refused = next(c for c in capture['commands'] if 'parent=no-such-parent' in c['args'])
+
+    class HalfWay(Replay):
+        def _run(self, args):
+            self.calls += 1
+            return (refused['rc'], refused['stdout'], refused['stderr']) if self.calls == 2 else (0, '', '')
+
+    plan = sm.Plan()
+    plan.add(['add', 'qos', 'name=a'], ['a'])
+    plan.add(['add', 'account', 'name=orphan', 'cluster=gpulab', 'parent=no-such-parent'], ['orphan'])
+    plan.add(['add', 'user', 'name=u', 'cluster=gpulab', 'account=orphan'], ['u'])
+    with pytest.raises(sm.SacctmgrError) as err:
+        sm.apply(HalfWay(capture), plan)
+    assert err.value.code == 'parent_missing'
+    assert err.value.applied == ['add qos name=a']
+    assert err.value.not_applied == ['add account name=orphan cluster=gpulab parent=no-such-parent',
+                                     'add user name=u cluster=gpulab account=orphan']
