@@ -652,9 +652,10 @@ def plan_all(state, qos=None, accounts=None, users=None, purge=False):
              for u in users or []]
     present_qos = set(q['name'] for q in qos if q.get('state', 'present') == 'present')
     present_accounts = set(a['name'] for a in accounts if a.get('state', 'present') == 'present')
-    qos_dels = plan_qos(plan, state, qos, purge and bool(qos))
-    account_dels = plan_accounts(plan, state, accounts, purge and bool(accounts), present_qos)
-    user_dels = plan_users(plan, state, users, purge and bool(users), present_qos, present_accounts)
+    # only the kinds given are managed (and purged)
+    qos_dels = plan_qos(plan, state, qos, purge) if qos else []
+    account_dels = plan_accounts(plan, state, accounts, purge, present_qos) if accounts else []
+    user_dels = plan_users(plan, state, users, purge, present_qos, present_accounts) if users else []
     cluster = ['cluster=' + state['cluster']] if state['cluster'] else []
     if user_dels:
         plan.add(['delete', 'user', 'where', 'name=' + ','.join(user_dels)] + cluster, user_dels)

@@ -140,3 +140,8 @@ def test_account_tree_filter():
                                                          dict(name='nlp')])])
     assert [(a['name'], a.get('parent')) for a in flat] == [
         ('research', None), ('vision', 'research'), ('cv', 'vision'), ('nlp', 'research')]
+
+
+def test_qos_alone_needs_no_cluster():
+    plan = sm.plan_all(state(cluster=None), qos=[dict(name='gpu', priority=5)])
+    assert [' '.join(a) for a, dummy in plan.steps] == ['add qos name=gpu priority=5']
