@@ -11,12 +11,6 @@ class ModuleDocFragment(object):
     # What every sacctmgr module takes.
     DOCUMENTATION = r'''
 options:
-  purge:
-    description:
-      - Remove the entities of the kinds given that are not listed. Never removes
-        the C(root) account, the C(root) user or the C(normal) QoS.
-    type: bool
-    default: false
   cluster:
     description:
       - The cluster whose associations are managed. Defaults to the one cluster
@@ -28,6 +22,17 @@ options:
     default: 60
 requirements:
   - sacctmgr on the target (run it on the controller), as root or a Slurm administrator.
+'''
+
+    # What the sacctmgr modules that write take.
+    WRITE = r'''
+options:
+  purge:
+    description:
+      - Remove the entities of the kinds given that are not listed. Never removes
+        the C(root) account, the C(root) user or the C(normal) QoS.
+    type: bool
+    default: false
 notes:
   - Reads with C(sacctmgr -nP show ... format=...) (associations with C(WOPLimits), so
     inherited limits are not taken for own ones), at most six invocations whatever the

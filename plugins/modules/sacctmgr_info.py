@@ -20,18 +20,8 @@ description:
     ones inherited from parents.
 author:
   - gpuhpc.slurm maintainers (@gpuhpc)
-requirements:
-  - sacctmgr on the target (run it on the controller).
-options:
-  cluster:
-    description:
-      - The cluster whose associations are read. Defaults to the one cluster
-        registered with slurmdbd; required when there are several.
-    type: str
-  timeout:
-    description: Seconds one sacctmgr invocation may take.
-    type: int
-    default: 60
+extends_documentation_fragment:
+  - gpuhpc.slurm.sacctmgr
 attributes:
   check_mode:
     support: full

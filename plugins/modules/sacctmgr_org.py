@@ -25,6 +25,7 @@ author:
   - gpuhpc.slurm maintainers (@gpuhpc)
 extends_documentation_fragment:
   - gpuhpc.slurm.sacctmgr
+  - gpuhpc.slurm.sacctmgr.write
 options:
   qos:
     description: QoS, as the O(gpuhpc.slurm.sacctmgr_qos#module:qos) items.

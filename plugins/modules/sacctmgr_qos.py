@@ -21,6 +21,7 @@ author:
   - gpuhpc.slurm maintainers (@gpuhpc)
 extends_documentation_fragment:
   - gpuhpc.slurm.sacctmgr
+  - gpuhpc.slurm.sacctmgr.write
 options:
   name:
     description: Name of the QoS (one QoS from the top-level options).

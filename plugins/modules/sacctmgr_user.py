@@ -24,6 +24,7 @@ author:
   - gpuhpc.slurm maintainers (@gpuhpc)
 extends_documentation_fragment:
   - gpuhpc.slurm.sacctmgr
+  - gpuhpc.slurm.sacctmgr.write
   - gpuhpc.slurm.sacctmgr.assoc
 options:
   name:
