@@ -15,6 +15,14 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.d
 FIXTURES = sorted(glob.glob(os.path.join(ROOT, 'tests', 'unit', 'fixtures', 'sacct', '*.json')))
 
 
+def test_there_are_captures_of_both_lab_releases():
+    versions = []
+    for path in FIXTURES:
+        with open(path) as f:
+            versions.append(json.load(f)['version'])
+    assert any('22.05' in v for v in versions) and any('24.11' in v for v in versions), versions
+
+
 @pytest.fixture(params=FIXTURES, ids=lambda p: os.path.basename(p)[:-5])
 def capture(request):
     with open(request.param) as f:
