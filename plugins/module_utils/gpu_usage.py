@@ -54,8 +54,8 @@ def aggregate(sacct_output, now):
             continue
         jobid, user, account, tres, start, end = cells[:6]
         begin = _time(start)
-        if begin is None:
-            continue  # never ran
+        if begin is None or not tres:
+            continue  # never ran (a job cancelled while pending has no AllocTRES)
         finish = _time(end) or now
         seconds = max(0, int((finish - begin).total_seconds()))
         gpus = tres_count(tres, 'gres/gpu')

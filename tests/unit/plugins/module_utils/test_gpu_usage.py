@@ -1,6 +1,6 @@
 """GPU-hours from sacct output captured in the lab (tests/unit/fixtures/sacct/capture.sh),
-taken after the lab scenario's jobs ran: GPU jobs of vic (vision) and nora (nlp),
-CPU-only jobs of alice, jobs cancelled while pending."""
+taken after the lab scenario's jobs ran: GPU jobs of alice (lab), vic (vision) and nora (nlp),
+jobs cancelled while pending."""
 import csv
 import datetime
 import glob
@@ -38,8 +38,8 @@ def test_the_capture_is_what_the_module_runs(capture):
 
 def test_sums(capture):
     lines = [line.split('|') for line in capture['output'].splitlines() if line]
-    ran = [c for c in lines if gpu_usage._time(c[4]) is not None]
-    never = [c for c in lines if gpu_usage._time(c[4]) is None]
+    ran = [c for c in lines if gpu_usage._time(c[4]) is not None and c[3]]
+    never = [c for c in lines if gpu_usage._time(c[4]) is None or not c[3]]
     accounts, users = gpu_usage.aggregate(capture['output'], capture['now'])
     assert sum(r['jobs'] for r in accounts.values()) == len(ran)
     assert sum(r['jobs'] for r in users.values()) == len(ran)
