@@ -184,10 +184,10 @@ def slurm_cluster_name_error(name):
 
 def slurm_version(text):
     """'MAJOR.MINOR' of a Slurm version string such as '24.11.5-4+deb13u1' (for the version test)."""
-    m = re.search(r'(\d+)\.(\d+)', str(text))
-    if not m:
+    release = dbcheck.parse_release(str(text))
+    if release is None:
         raise AnsibleFilterError('no Slurm version in %r' % text)
-    return '%d.%02d' % (int(m.group(1)), int(m.group(2)))
+    return '%d.%02d' % release[:2]
 
 
 def account_tree(accounts, parent=None, path=()):

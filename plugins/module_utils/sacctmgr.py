@@ -86,12 +86,14 @@ NOTHING = re.compile(r'Nothing (new )?(added|deleted|modified)|Already existing'
 
 
 class SacctmgrError(Exception):
-    def __init__(self, code, message, fix, applied=None):
+    def __init__(self, code, message, fix):
         super(SacctmgrError, self).__init__(message)
         self.code = code
         self.message = message
         self.fix = fix
-        self.applied = applied or []
+        # set by apply() when a write fails half-way
+        self.applied = []
+        self.not_applied = []
 
 
 def check_value(what, value):
@@ -268,9 +270,7 @@ def normalise(kind, value, what):
 
 
 def write_text(kind, value):
-    if kind == 'tres':
-        # keys no longer wanted are cleared by the caller with -1
-        return tres_text(value) if value else ''
+    """A wanted value as sacctmgr takes it (TRES are written by set_clause)."""
     if kind == 'duration':
         return duration_text(value)
     if kind == 'set':
@@ -291,8 +291,6 @@ def set_clause(fields, changes, current=None):
             parts = [tres_text(value)] if value else []
             parts += ['%s=-1' % k for k in gone]
             out.append('%s=%s' % (key, ','.join(p for p in parts if p) or '-1'))
-        elif kind == 'set' and not value:
-            out.append("%s=''" % key)
         else:
             out.append('%s=%s' % (key, write_text(kind, value)))
     return out
@@ -388,7 +386,7 @@ def _show(values):
     return out
 
 
-def _check_refs(wanted_qos, state, present_qos, entity, what):
+def _check_refs(state, present_qos, entity, what):
     for field in ('qos', 'default_qos'):
         value = entity.get(field)
         if value is None:
@@ -500,7 +498,7 @@ def plan_accounts(plan, state, accounts, purge, present_qos):
         parent = check_value(label + ' parent', a.get('parent') or 'root')
         assoc = _wanted_fields(a, ASSOC_FIELDS, label)
         info = _wanted_fields(a, ACCOUNT_FIELDS, label)
-        _check_refs(None, state, present_qos, assoc, label)
+        _check_refs(state, present_qos, assoc, label)
         _check_tres(state, assoc, label)
         if not exists:
             key = (parent, tuple(set_clause(ACCOUNT_FIELDS, info) + set_clause(ASSOC_FIELDS, assoc)))
@@ -581,7 +579,7 @@ def plan_users(plan, state, users, purge, present_qos, present_accounts):
                                     % (label, acct, cluster), 'add the account first (slurm_accounting_accounts)')
         info = _wanted_fields(u, USER_FIELDS, label)
         assoc = _wanted_fields(u, ASSOC_FIELDS, label)
-        _check_refs(None, state, present_qos, assoc, label)
+        _check_refs(state, present_qos, assoc, label)
         _check_tres(state, assoc, label)
         current_info = state['users'].get(name)
         if current_info is None or not mine:
@@ -669,7 +667,7 @@ def plan_all(state, qos=None, accounts=None, users=None, purge=False):
 def apply(runner, plan):
     """Run the plan's commands in order; on a failure say what was applied and what was not."""
     done = []
-    for index, (args, labels) in enumerate(plan.steps):
+    for index, (args, dummy) in enumerate(plan.steps):
         try:
             runner.write(args)
         except SacctmgrError as e:
@@ -761,7 +759,7 @@ def run(module, qos=None, accounts=None, users=None):
             apply(runner, plan)
     except SacctmgrError as e:
         module.fail_json(msg='%s (fix: %s)' % (e.message, e.fix), code=e.code,
-                         applied=getattr(e, 'applied', []), not_applied=getattr(e, 'not_applied', []),
+                         applied=e.applied, not_applied=e.not_applied,
                          sacctmgr_calls=runner.calls)
     result = dict(changed=bool(plan.steps), changes=plan.changes, commands=commands,
                   sacctmgr_calls=runner.calls, cluster=state['cluster'])
