@@ -32,8 +32,8 @@ stage_molecule() {
     log=.cache/molecule-$s.log
     if ! molecule test -s "$s" 2>&1 | tee "$log"; then
       echo "--- molecule scenario $s: FAILED"
-      failures+=("molecule scenario $s failed; its failed tasks (full log: $log):"
-                 "$(sed 's/\x1b\[[0-9;]*m//g' "$log" | grep -v 'RETRYING' | grep -B3 -A25 -E 'fatal:|FAILED!|ERROR!|failed=[1-9]' | tail -80)")
+      failures+=("molecule scenario $s failed (full log: $log):"
+                 "$(tools/failed_tasks.py "$log")")
       rc=1
     fi
   done
@@ -74,9 +74,10 @@ for stage in "${stages[@]}"; do
   echo "===== $line"
 done
 
-for f in "${failures[@]}"; do echo; echo "$f"; done
 echo
 echo "===== make test summary ($(( $(date +%s) - t0 ))s) ====="
 printf '  %s\n' "${report[@]}"
+# Why a scenario failed, last: CI may keep only the end of this output.
+[[ ${#failures[@]} -eq 0 ]] || printf '  %s\n' "${failures[@]}"
 echo "stages: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]
