@@ -1,0 +1,97 @@
+"""The slurm exporter (roles/slurm_exporter/files/gpuhpc_slurm_exporter.py) on
+Slurm output captured in the lab with a known job mix
+(tests/unit/fixtures/slurm_exporter/capture.sh): vic runs a 1-GPU job and
+waits with a 2-GPU one (AssocGrpGRES), nora runs a 1-GPU job in QoS gpu1 and
+waits with a second (QOSMaxGRESPerUser); two nodes of two GPUs."""
+import glob
+import importlib.util
+import json
+import os
+import subprocess
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SCRIPT = os.path.join(ROOT, 'roles', 'slurm_exporter', 'files', 'gpuhpc_slurm_exporter.py')
+FIXTURES = sorted(glob.glob(os.path.join(ROOT, 'tests', 'unit', 'fixtures', 'slurm_exporter', '*.json')))
+
+spec = importlib.util.spec_from_file_location('gpuhpc_slurm_exporter', SCRIPT)
+exporter = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(exporter)
+
+
+@pytest.fixture(params=FIXTURES, ids=lambda p: os.path.basename(p)[:-5])
+def capture(request):
+    with open(request.param) as f:
+        return json.load(f)
+
+
+class Replay:
+    """subprocess.run stand-in that answers from a capture."""
+
+    def __init__(self, capture, broken=()):
+        self.capture, self.broken, self.calls = capture, broken, []
+
+    def __call__(self, argv, **kwargs):
+        self.calls.append(argv)
+        name = next(n for n, c in self.capture['commands'].items() if c['argv'] == argv)
+        if name in self.broken:
+            raise subprocess.TimeoutExpired(argv, kwargs.get('timeout'))
+        c = self.capture['commands'][name]
+        return subprocess.CompletedProcess(argv, c['rc'], c['stdout'], c['stderr'])
+
+
+def values(families):
+    out = {}
+    for f in families:
+        for labels, value in f.values:
+            out[(f.name,) + tuple(labels)] = value
+    return out
+
+
+def test_the_capture_is_what_the_exporter_runs(capture):
+    assert {n: c['argv'] for n, c in capture['commands'].items()} == exporter.COMMANDS
+
+
+def test_the_known_job_mix(capture):
+    run = Replay(capture)
+    results, status = exporter.scrape(5, run=run)
+    assert len(run.calls) == len(exporter.COMMANDS)  # a fixed number of commands per scrape
+    assert all(ok for ok, dummy in status.values())
+    m = values(exporter.metrics_from(results))
+    assert m[('slurm_gpus_total',)] == 4
+    assert m[('slurm_gpus_alloc',)] == 2
+    assert m[('slurm_gpus_idle',)] == 2
+    assert m[('slurm_queue_running',)] == 2 and m[('slurm_queue_pending',)] == 2
+    assert m[('slurm_jobs_pending', 'gpu', 'AssocGrpGRES')] == 1
+    assert m[('slurm_jobs_pending', 'gpu', 'QOSMaxGRESPerUser')] == 1
+    assert m[('slurm_account_gpus_running', 'vision')] == 1
+    assert m[('slurm_account_gpus_running', 'nlp')] == 1
+    assert m[('slurm_user_gpus_running', 'vic', 'vision')] == 1
+    assert m[('slurm_gpus_pending', 'gpu')] == 3
+    assert m[('slurm_partition_gpus_total', 'gpu')] == 4
+    assert m[('slurm_scheduler_dbd_queue_size',)] == 0
+    assert sum(v for k, v in m.items() if k[0] == 'slurm_node_gpus_total') == 4
+
+
+def test_a_failing_command_leaves_its_metrics_out(capture):
+    errors = exporter.Counter()
+    results, status = exporter.scrape(5, run=Replay(capture, broken=('squeue',)), errors=errors)
+    assert status['squeue'][0] is False and errors['squeue'] == 1
+    names = set(f.name for f in exporter.metrics_from(results))
+    assert 'slurm_queue_pending' not in names and 'slurm_gpus_total' in names
+
+
+@pytest.mark.parametrize('text, count', [
+    ('gpu:2', 2), ('gpu:h100:8(S:0-1)', 8), ('gpu:1(IDX:0),shard:0', 1), ('(null)', 0), ('gpu:a100:2,gpu:h100:4', 6),
+])
+def test_gpu_counts(text, count):
+    assert exporter.gpu_count(text) == count
+
+
+@pytest.mark.parametrize('text, count', [
+    ('cpu=1,mem=11540M,node=1,billing=1,gres/gpu=2', 2), ('gres/gpu:1', 1), ('gres:gpu:2', 2),
+    ('gres/gpu:h100:4', 4), ('N/A', 0),
+])
+def test_tres_gpus(text, count):
+    assert exporter.tres_gpus(text) == count
