@@ -1,0 +1,47 @@
+#!/usr/bin/env python3
+"""Parse-and-render time of one slurm exporter scrape on generated Slurm output
+shaped like the lab's real output (tests/unit/fixtures/slurm_exporter/), for
+1,000 nodes of 8 GPUs and 20,000 jobs; and the Slurm commands per scrape.
+Target: under 1 s on one core.
+    .venv/bin/python bench/slurm_exporter.py"""
+import glob
+import importlib.util
+import json
+import os
+import random
+import statistics
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+spec = importlib.util.spec_from_file_location(
+    'exporter', os.path.join(ROOT, 'roles', 'slurm_exporter', 'files', 'gpuhpc_slurm_exporter.py'))
+exporter = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(exporter)
+with open(sorted(glob.glob(os.path.join(ROOT, 'tests', 'unit', 'fixtures', 'slurm_exporter', '*.json')))[-1]) as f:
+    real = json.load(f)['commands']
+
+rng = random.Random(1)
+STATES = ['allocated', 'mixed', 'idle', 'drained', 'down*', 'allocated']
+sinfo = '\n'.join('gpu%04d|%s|%s|%d/%d/0/64|gpu:h100:8(S:0-1)|gpu:h100:%d(IDX:0-%d)|%d|1031000|'
+                  % (n, rng.choice(STATES), 'gpu*' if n < 800 else 'long', a, 64 - a, g, max(g - 1, 0), a * 16000, )
+                  for n in range(1000) for a, g in [(rng.randint(0, 64), rng.randint(0, 8))])
+REASONS = ['Priority', 'Resources', 'AssocGrpGRES', 'QOSMaxGRESPerUser', 'Dependency']
+lines = []
+for j in range(20000):
+    running = j % 3 == 0
+    g = rng.choice([1, 2, 4, 8])
+    lines.append('%d|%s|%s|team%02d|user%04d|%s|%d|cpu=%d,mem=64G,node=1,billing=%d,gres/gpu=%d|gres/gpu:%d|N/A|'
+                 % (100000 + j, 'RUNNING' if running else 'PENDING', rng.choice(['gpu', 'long']), j % 50, j % 1000,
+                    'None' if running else rng.choice(REASONS), 8 * g, 8 * g, g, g, g))
+squeue = '\n'.join(lines)
+outputs = dict(sinfo=sinfo, squeue=squeue, sdiag=real['sdiag']['stdout'], sshare=real['sshare']['stdout'])
+
+times = []
+for run in range(5):
+    t0 = time.process_time()
+    results = dict((name, exporter.PARSERS[name](out)) for name, out in outputs.items())
+    text = exporter.render(exporter.metrics_from(results))
+    times.append(time.process_time() - t0)
+print('slurm exporter, 1000 nodes / 20000 jobs: parse and render %.2f s CPU (median of 5), %d series, '
+      '%d Slurm commands per scrape' % (statistics.median(times), text.count('\n') - 2 * text.count('# HELP'),
+                                         len(exporter.COMMANDS)))
