@@ -95,3 +95,17 @@ def test_gpu_counts(text, count):
 ])
 def test_tres_gpus(text, count):
     assert exporter.tres_gpus(text) == count
+
+
+def test_served_through_prometheus_client(capture):
+    from prometheus_client import CollectorRegistry, generate_latest
+    registry = CollectorRegistry()
+    registry.register(exporter.collector(5, run=Replay(capture, broken=('sshare',))))
+    first = generate_latest(registry).decode()
+    second = generate_latest(registry).decode()
+    assert 'slurm_gpus_alloc 2.0' in first
+    assert 'slurm_jobs_pending{partition="gpu",reason="AssocGrpGRES"} 1.0' in first
+    assert 'slurm_exporter_command_up{command="sshare"} 0.0' in first
+    assert 'slurm_account_fairshare' not in first.replace('# HELP', '')
+    assert 'slurm_exporter_command_errors_total{command="sshare"} 1.0' in first
+    assert 'slurm_exporter_command_errors_total{command="sshare"} 2.0' in second

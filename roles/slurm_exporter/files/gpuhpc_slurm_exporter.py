@@ -283,40 +283,25 @@ def scrape(timeout, run=subprocess.run, errors=None):
     return results, status
 
 
-def render(families):
-    """Prometheus text exposition format."""
-    lines = []
-    for f in families:
-        lines.append('# HELP %s %s' % (f.name, f.help))
-        lines.append('# TYPE %s %s' % (f.name, 'counter' if f.name.endswith('_total') and 'errors' in f.name
-                                        else 'gauge'))
-        for labels, value in f.values:
-            if labels:
-                text = ','.join('%s="%s"' % (k, str(v).replace('\\', '\\\\').replace('"', '\\"'))
-                                for k, v in zip(f.labels, labels))
-                lines.append('%s{%s} %s' % (f.name, text, value))
-            else:
-                lines.append('%s %s' % (f.name, value))
-    return '\n'.join(lines) + '\n'
-
-
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument('--listen', default='0.0.0.0:9341', help='address:port to serve /metrics on')
-    parser.add_argument('--timeout', type=float, default=10, help='seconds one Slurm command may take')
-    args = parser.parse_args(argv)
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+def collector(timeout, run=subprocess.run):
+    """A prometheus_client collector that scrapes Slurm on every collect()."""
+    from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
     errors = Counter()
 
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self):  # noqa: N802 - http.server's name
-            if self.path.split('?')[0] != '/metrics':
-                self.send_error(404)
-                return
+    def family(sample):
+        cls = CounterMetricFamily if sample.name.endswith('_errors_total') else GaugeMetricFamily
+        name = sample.name[:-len('_total')] if cls is CounterMetricFamily else sample.name
+        fam = cls(name, sample.help, labels=list(sample.labels))
+        for labels, value in sample.values:
+            fam.add_metric(list(labels), value)
+        return fam
+
+    class SlurmCollector(object):
+        def collect(self):
             t0 = time.time()
-            results, status = scrape(args.timeout, errors=errors)
-            families = metrics_from(results)
+            results, status = scrape(timeout, run=run, errors=errors)
+            samples = metrics_from(results)
             up = Sample('slurm_exporter_command_up', 'Whether the Slurm command answered', ('command',))
             took = Sample('slurm_exporter_command_duration_seconds', 'Seconds the Slurm command took', ('command',))
             err = Sample('slurm_exporter_command_errors_total', 'Failed runs of the Slurm command', ('command',))
@@ -324,20 +309,27 @@ def main(argv=None):
                 up.add(1 if status[name][0] else 0, name)
                 took.add(round(status[name][1], 4), name)
                 err.add(errors[name], name)
-            families += [up, took, err, Sample('slurm_exporter_scrape_duration_seconds', 'Seconds of the scrape')
-                         .add(round(time.time() - t0, 4))]
-            body = render(families).encode()
-            self.send_response(200)
-            self.send_header('Content-Type', 'text/plain; version=0.0.4; charset=utf-8')
-            self.send_header('Content-Length', str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+            samples += [up, took, err,
+                        Sample('slurm_exporter_scrape_duration_seconds', 'Seconds of the scrape').add(time.time() - t0)]
+            for sample in samples:
+                yield family(sample)
 
-        def log_message(self, fmt, *a):  # quiet
-            pass
+    return SlurmCollector()
 
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('--listen', default='0.0.0.0:9341', help='address:port to serve /metrics on')
+    parser.add_argument('--timeout', type=float, default=10, help='seconds one Slurm command may take')
+    args = parser.parse_args(argv)
+    from prometheus_client import CollectorRegistry, start_http_server
+
+    registry = CollectorRegistry()
+    registry.register(collector(args.timeout))
     host, port = args.listen.rsplit(':', 1)
-    ThreadingHTTPServer((host.strip('[]'), int(port)), Handler).serve_forever()
+    start_http_server(int(port), addr=host.strip('[]'), registry=registry)
+    while True:
+        time.sleep(3600)
 
 
 if __name__ == '__main__':
