@@ -59,6 +59,9 @@ def test_good_input_passes(tmp_path):
      "digits or underscores (it names tables in the accounting database)"),
     (dict(slurm_conf_extra=dict(SchedulerParamaters='bf_continue')), None,
      "slurm_conf_extra: 'SchedulerParamaters' is not a slurm.conf option (see man slurm.conf); check its spelling"),
+    (dict(slurm_gpu_job_map_dir='run/gpu-jobs'), None,
+     "slurm_gpu_job_map_dir 'run/gpu-jobs' is not an absolute path: give one (e.g. /run/gpuhpc/gpu-jobs), "
+     "or an empty string for no GPU job map"),
 ])
 def test_slurm_preflight_names_the_problem(tmp_path, group_vars, node_vars, message):
     rc, out = run(tmp_path, SLURM_PREFLIGHT, group_vars, node_vars)
