@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: gpuhpc.slurm contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Filters used by the collection's preflight checks."""
+"""Filters used by the collection's preflight checks and its verify plays."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -47,9 +47,37 @@ def munge_key_error(value, name='munge_key'):
     return ''
 
 
+def prometheus_samples(text):
+    """Read Prometheus' text exposition format into ``{series: value}``.
+
+    ``series`` is the sample as written before its value, e.g.
+    ``slurm_jobs_pending{partition="gpu",reason="Priority"}``; comments and
+    timestamps are dropped.
+    """
+    samples = {}
+    for line in str(text).splitlines():
+        line = line.strip()
+        if not line or line.startswith('#'):
+            continue
+        series, sep, rest = line.rpartition('}') if '}' in line else ('', '', line)
+        if sep:
+            series, fields = series + sep, rest.split()
+        else:
+            fields = rest.split()
+            series, fields = fields[0], fields[1:]
+        if not fields:
+            raise AnsibleFilterError('prometheus_samples: no value in %r' % line)
+        try:
+            samples[series] = float(fields[0])
+        except ValueError:
+            raise AnsibleFilterError('prometheus_samples: %r is not a number in %r' % (fields[0], line))
+    return samples
+
+
 class FilterModule(object):
     def filters(self):
         return {
             'inventory_problems': inventory_problems,
             'munge_key_error': munge_key_error,
+            'prometheus_samples': prometheus_samples,
         }

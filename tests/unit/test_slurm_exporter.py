@@ -97,6 +97,24 @@ def test_tres_gpus(text, count):
     assert exporter.tres_gpus(text) == count
 
 
+def test_account_fair_share(capture):
+    results, dummy = exporter.scrape(5, run=Replay(capture))
+    values = {s.name: dict((labels, v) for labels, v in s.values) for s in exporter.metrics_from(results)}
+    # Fair Tree gives accounts no FairShare: the classic factor, 1 for an account that has used nothing
+    assert values['slurm_account_fairshare'] == {('research',): 1.0, ('nlp',): 1.0, ('vision',): 1.0}
+    assert values['slurm_account_shares_normalized'] == {('research',): 0.5, ('nlp',): 0.4, ('vision',): 0.6}
+    assert set(values['slurm_account_usage_raw']) == {('research',), ('nlp',), ('vision',)}
+
+
+@pytest.mark.parametrize('line, factor', [
+    ('vision||60|0.600000|100|0.600000|', 0.5),    # usage equals share
+    ('vision||60|0.600000|100|0.000000|', 1.0),    # unused
+    ('vision||60|0.600000|100|0.300000|0.25', 0.25),  # classic algorithm: Slurm's own figure
+])
+def test_account_factor(line, factor):
+    assert exporter.parse_sshare(line)['vision']['fairshare'] == pytest.approx(factor)
+
+
 def test_served_through_prometheus_client(capture):
     from prometheus_client import CollectorRegistry, generate_latest
     registry = CollectorRegistry()

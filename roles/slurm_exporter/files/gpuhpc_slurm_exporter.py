@@ -143,17 +143,28 @@ def parse_sdiag(out):
 
 
 def parse_sshare(out):
-    """Fair share per account (the account rows, not the user rows)."""
-    shares = {}
+    """Per account (the account rows, not the user rows, nor the tree's root): its fair-share
+    factor, normalised shares and raw usage.
+
+    Slurm's Fair Tree (the default since 19.05) gives a FairShare only to
+    users; an account's factor is then the classic one, 2^(-EffectvUsage /
+    NormShares): 1 unused, 0.5 when its usage equals its share, towards 0 above.
+    """
+    accounts = {}
     for line in out.splitlines():
         cells = [c.strip() for c in line.split('|')]
-        if len(cells) < 7 or not cells[0] or cells[1]:
+        if len(cells) < 7 or not cells[0] or cells[1] or cells[0] == 'root':
             continue
         try:
-            shares[cells[0]] = float(cells[6])
+            norm, raw, used = float(cells[3]), float(cells[4]), float(cells[5])
         except ValueError:
             continue
-    return shares
+        if cells[6]:
+            factor = float(cells[6])
+        else:
+            factor = 2 ** (-used / norm) if norm > 0 else 0.0
+        accounts[cells[0]] = dict(fairshare=factor, shares=norm, usage=raw)
+    return accounts
 
 
 # --- metrics -------------------------------------------------------------------
@@ -255,9 +266,13 @@ def metrics_from(results):
             gauge('slurm_scheduler_%s' % name, 'sdiag: %s' % name, value)
 
     if 'sshare' in results:
-        fs = gauge('slurm_account_fairshare', 'Fair-share factor of the account', labels=('account',))
-        for account, value in sorted(results['sshare'].items()):
-            fs.add(value, account)
+        for key, name, help_text in (
+                ('fairshare', 'slurm_account_fairshare', 'Fair-share factor of the account (1 unused, 0.5 at its share)'),
+                ('shares', 'slurm_account_shares_normalized', 'Share of the cluster the account is entitled to'),
+                ('usage', 'slurm_account_usage_raw', 'Decayed usage of the account (sshare RawUsage)')):
+            series = gauge(name, help_text, labels=('account',))
+            for account, values in sorted(results['sshare'].items()):
+                series.add(values[key], account)
     return out
 
 

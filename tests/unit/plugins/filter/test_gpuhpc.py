@@ -6,6 +6,7 @@ from ansible_collections.gpuhpc.slurm.plugins.filter.gpuhpc import (
     FilterModule,
     inventory_problems,
     munge_key_error,
+    prometheus_samples,
 )
 
 REQUIRED = ['slurm_controller', 'slurm_compute']
@@ -66,4 +67,26 @@ def test_munge_key_error():
 
 
 def test_filters_are_registered():
-    assert set(FilterModule().filters()) == {'inventory_problems', 'munge_key_error'}
+    assert set(FilterModule().filters()) == {'inventory_problems', 'munge_key_error', 'prometheus_samples'}
+
+
+def test_prometheus_samples():
+    text = '\n'.join([
+        '# HELP slurm_gpus_alloc GPUs allocated to jobs',
+        '# TYPE slurm_gpus_alloc gauge',
+        'slurm_gpus_alloc 1.0',
+        'slurm_jobs_pending{partition="gpu",reason="AssocGrpGRES"} 1.0',
+        'node_label{text="a } b"} 2 1700000000000',
+        'up 1e+00',
+    ])
+    assert prometheus_samples(text) == {
+        'slurm_gpus_alloc': 1.0,
+        'slurm_jobs_pending{partition="gpu",reason="AssocGrpGRES"}': 1.0,
+        'node_label{text="a } b"}': 2.0,
+        'up': 1.0,
+    }
+
+
+def test_prometheus_samples_refuses_a_line_without_a_number():
+    with pytest.raises(AnsibleFilterError, match='not a number'):
+        prometheus_samples('up one')
