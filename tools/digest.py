@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""Print a short digest of why a molecule scenario failed, from its log.
+"""Short digests of `make test`'s logs, for the end of its output (CI may
+keep only the last lines).
 
-    tools/failed_tasks.py .cache/molecule-default.log
-
-The digest names the failed molecule action and the last task that failed for
-real (a failure followed by "...ignoring" is not one), with its message cut
-to a few hundred characters, so that the end of `make test`'s output says
-what went wrong even when only its last lines are kept.
+    tools/digest.py failed LOG       why a molecule scenario failed: the failed
+                                     action and the last task that failed for
+                                     real (not one followed by "...ignoring"),
+                                     its message cut to a few hundred characters
+    tools/digest.py not-run LOG...   each "NOT RUN HERE: ..." message once: what
+                                     can never run on these machines, by name
 """
 import re
 import sys
@@ -14,6 +15,7 @@ import sys
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 ACTION = re.compile(r"➜ (\w+): Executed: Failed")
 FAILURE = re.compile(r"^(fatal|failed): \[|^ERROR!|FAILED! =>|Idempotence test failed")
+NOT_RUN = re.compile(r"NOT RUN HERE: [^\"']*")
 WIDTH = 400
 
 
@@ -53,12 +55,22 @@ def digest(text):
     return out
 
 
-def main(paths):
+def not_run(text):
+    return [m.group(0).strip() for line in logical_lines(text) for m in NOT_RUN.finditer(line)]
+
+
+def main(mode, paths):
+    seen = []
     for path in paths:
         with open(path, encoding="utf-8", errors="replace") as handle:
-            for line in digest(handle.read()):
-                print("    " + line)
+            text = handle.read()
+        for line in digest(text) if mode == "failed" else not_run(text):
+            if line not in seen:
+                seen.append(line)
+                print("    " + line if mode == "failed" else line)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    if len(sys.argv) < 3 or sys.argv[1] not in ("failed", "not-run"):
+        sys.exit(__doc__)
+    main(sys.argv[1], sys.argv[2:])
