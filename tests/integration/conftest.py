@@ -113,3 +113,20 @@ def mariadb(tmp_path_factory):
         yield server
     finally:
         server.stop()
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Say in the summary, in words, that the dcgm_exporter tests ran no DCGM."""
+    ran = any('test_dcgm_exporter_role.py::' in getattr(report, 'nodeid', '')
+              for reports in terminalreporter.stats.values() for report in reports)
+    if not ran:
+        return
+    why = ('an NVIDIA driver is loaded here, but these tests never install anything'
+           if os.path.exists('/proc/driver/nvidia/version') else
+           'no NVIDIA GPU (no /proc/driver/nvidia/version) and no access to NVIDIA\'s repositories')
+    terminalreporter.write_sep('=', 'dcgm_exporter: what did not run')
+    terminalreporter.write_line(f'DCGM and dcgm-exporter did not run here: {why}.')
+    terminalreporter.write_line('Tested without them: the skip of a host without a driver, preflight, the rendered '
+                                'counters file and unit, the repository key check, the install path in --check. '
+                                'Not tested: downloading and installing DCGM, nv-hostengine, the exporter and its '
+                                'metrics, hpc_job labels on real GPUs.')
