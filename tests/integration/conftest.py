@@ -123,9 +123,9 @@ def pytest_terminal_summary(terminalreporter):
         return
     why = ('an NVIDIA driver is loaded here, but these tests never install anything'
            if os.path.exists('/proc/driver/nvidia/version') else
-           'no NVIDIA GPU (no /proc/driver/nvidia/version) and no access to NVIDIA\'s repositories')
+           'no NVIDIA GPU (no /proc/driver/nvidia/version) and no access to the NVIDIA repositories')
     terminalreporter.write_sep('=', 'dcgm_exporter: what did not run')
-    terminalreporter.write_line(f'DCGM and dcgm-exporter did not run here: {why}.')
+    terminalreporter.write_line(f'NOT RUN HERE: DCGM and dcgm-exporter, {why}')
     terminalreporter.write_line('Tested without them: the skip of a host without a driver, preflight, the rendered '
                                 'counters file and unit, the repository key check, the install path in --check. '
                                 'Not tested: downloading and installing DCGM, nv-hostengine, the exporter and its '

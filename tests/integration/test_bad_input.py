@@ -99,3 +99,34 @@ def test_an_unreachable_database_fails_with_the_check_message(tmp_path):
     assert rc != 0
     assert 'nothing accepts connections on 127.0.0.1:1: check login_port' in out, out
     assert 'secret-pass' not in out
+
+
+SLURM_EXPORTER_PREFLIGHT = '''
+- hosts: ctl
+  gather_facts: false
+  tasks:
+    - ansible.builtin.include_role:
+        name: gpuhpc.slurm.slurm_exporter
+        tasks_from: preflight
+'''
+
+
+@pytest.mark.parametrize('group_vars, message', [
+    (dict(slurm_exporter_listen_address='9341'),
+     "slurm_exporter_listen_address '9341' is not ADDRESS:PORT (e.g. 0.0.0.0:9341 or [::]:9341)"),
+    (dict(slurm_exporter_flavour='upstream', slurm_exporter_upstream_url='https://mirror.example/e.tar.gz',
+          slurm_exporter_upstream_binary='e/slurm_exporter'),
+     "slurm_exporter_flavour is upstream: set slurm_exporter_upstream_sha256 (the release archive's SHA-256, "
+     "64 hex digits; now '')"),
+])
+def test_slurm_exporter_preflight_names_the_problem(tmp_path, group_vars, message):
+    rc, out = run(tmp_path, SLURM_EXPORTER_PREFLIGHT, group_vars)
+    assert rc != 0
+    assert message in out, out
+
+
+def test_slurm_exporter_preflight_passes_good_input(tmp_path):
+    rc, out = run(tmp_path, SLURM_EXPORTER_PREFLIGHT, dict(
+        slurm_exporter_flavour='upstream', slurm_exporter_upstream_url='https://mirror.example/e.tar.gz',
+        slurm_exporter_upstream_sha256='a' * 64, slurm_exporter_upstream_binary='e/slurm_exporter'))
+    assert rc == 0, out
