@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Parse-and-render time of one slurm exporter scrape on generated Slurm output
 shaped like the lab's real output (tests/unit/fixtures/slurm_exporter/), for
 1,000 nodes of 8 GPUs and 20,000 jobs; and the Slurm commands per scrape.
@@ -62,6 +61,6 @@ for run in range(5):
     registry.register(Fixed(results))
     text = generate_latest(registry).decode()
     times.append(time.process_time() - t0)
+series = text.count('\n') - 2 * text.count('# HELP')
 print('slurm exporter, 1000 nodes / 20000 jobs: parse and render %.2f s CPU (median of 5), %d series, '
-      '%d Slurm commands per scrape' % (statistics.median(times), text.count('\n') - 2 * text.count('# HELP'),
-                                         len(exporter.COMMANDS)))
+      '%d Slurm commands per scrape' % (statistics.median(times), series, len(exporter.COMMANDS)))

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Short digests of `make test`'s logs, for the end of its output (CI may
 keep only the last lines).
 

@@ -32,7 +32,7 @@ stage_molecule() {
     log=.cache/molecule-$s.log
     if ! molecule test -s "$s" 2>&1 | tee "$log"; then
       echo "--- molecule scenario $s: FAILED"
-      { echo "molecule scenario $s failed (full log: $log):"; tools/digest.py failed "$log"; } >>.cache/failures.txt
+      { echo "molecule scenario $s failed (full log: $log):"; python3 tools/digest.py failed "$log"; } >>.cache/failures.txt
       rc=1
     fi
   done
@@ -79,7 +79,7 @@ echo
 echo "===== make test summary ($(( $(date +%s) - t0 ))s) ====="
 printf '  %s\n' "${report[@]}"
 # What can never run here (a real GPU), by name, from the stages' output.
-tools/digest.py not-run .cache/stage-*.log | sed 's/^/  /'
+python3 tools/digest.py not-run .cache/stage-*.log | sed 's/^/  /'
 # Why a scenario failed, last: CI may keep only the end of this output.
 sed 's/^/  /' .cache/failures.txt 2>/dev/null
 echo "stages: $passed passed, $failed failed"

@@ -214,7 +214,7 @@ def test_bad_input_fails_naming_the_variable(tmp_path, extra, message):
 @pytest.mark.parametrize('address', ['9400', 'gpu-01', ':0', ':99999', '0.0.0.0:', '[::1:9400', 'a b:9400'])
 def test_a_bad_listen_address_fails(tmp_path, address):
     rc, out, raw = run(tmp_path, ROLE_PLAY, {'dcgm_exporter_listen_address': address,
-                                            '__dcgm_exporter_driver_file': str(tmp_path / 'none')})
+                                             '__dcgm_exporter_driver_file': str(tmp_path / 'none')})
     assert rc != 0
     assert f"dcgm_exporter_listen_address '{address}' is not [ADDRESS]:PORT" in out, raw
 
@@ -224,7 +224,7 @@ def test_good_listen_addresses_pass(tmp_path):
         out_dir = tmp_path / str(i)
         out_dir.mkdir()
         rc, out, raw = run(out_dir, RENDER_PLAY, {'dcgm_exporter_listen_address': address,
-                                                 'dcgm_exporter_render_dir': str(out_dir)})
+                                                  'dcgm_exporter_render_dir': str(out_dir)})
         assert rc == 0, raw
         assert f'--address {address} ' in (out_dir / 'nvidia-dcgm-exporter.service').read_text()
 
@@ -249,14 +249,14 @@ def test_the_rendered_counters_file_and_unit(tmp_path):
     extra = [{'field': 'DCGM_FI_DEV_PSTATE', 'type': 'gauge', 'help': 'Performance state, 0 = "highest"'},
              {'field': 'DCGM_FI_DEV_NVLINK_COUNT_RX_SYMBOL_ERRORS', 'type': 'counter', 'help': 'NVLink Rx symbol errors'}]
     rc, out, raw = run(tmp_path, RENDER_PLAY, {'dcgm_exporter_counters_extra': extra,
-                                              'dcgm_exporter_extra_args': ['--xid-count-window-size', '600000'],
-                                              'dcgm_exporter_render_dir': str(tmp_path)})
+                                               'dcgm_exporter_extra_args': ['--xid-count-window-size', '600000'],
+                                               'dcgm_exporter_render_dir': str(tmp_path)})
     assert rc == 0, raw
 
     rows = read_counters_like_dcgm_exporter(tmp_path / 'gpuhpc-counters.csv')
     defaults = load('defaults', 'main.yml')['dcgm_exporter_counters']
     assert rows == [[c['field'], c['type'], c['help']] for c in defaults + extra]
-    types = {field: kind for field, kind, _ in rows}
+    types = {field: kind for field, kind, dummy in rows}
     for field in ALERT_FIELDS:
         assert field in types, field
     assert types['DCGM_FI_DEV_ECC_DBE_VOL_TOTAL'] == 'counter'
@@ -281,7 +281,7 @@ def test_the_rendered_unit_passes_systemd_analyze_verify(tmp_path):
     if not verify:
         pytest.skip('systemd-analyze is not installed here')
     rc, out, raw = run(tmp_path, RENDER_PLAY, {'dcgm_exporter_render_dir': str(tmp_path),
-                                              '__dcgm_exporter_bin': '/bin/true'})
+                                               '__dcgm_exporter_bin': '/bin/true'})
     assert rc == 0, raw
     result = subprocess.run([verify, 'verify', str(tmp_path / 'nvidia-dcgm-exporter.service')],
                             capture_output=True, text=True, check=False)
@@ -290,10 +290,10 @@ def test_the_rendered_unit_passes_systemd_analyze_verify(tmp_path):
 
 def test_the_binary_option_runs_the_binary(tmp_path):
     rc, out, raw = run(tmp_path, RENDER_PLAY, {'dcgm_exporter_render_dir': str(tmp_path),
-                                              'dcgm_exporter_exporter_source': 'binary',
-                                              'dcgm_exporter_binary_src': 'https://files.example/dcgm-exporter',
-                                              'dcgm_exporter_binary_sha256': 'a' * 64,
-                                              'dcgm_exporter_job_map_dir': '/run/slurm/gpu-map'})
+                                               'dcgm_exporter_exporter_source': 'binary',
+                                               'dcgm_exporter_binary_src': 'https://files.example/dcgm-exporter',
+                                               'dcgm_exporter_binary_sha256': 'a' * 64,
+                                               'dcgm_exporter_job_map_dir': '/run/slurm/gpu-map'})
     assert rc == 0, raw
     unit = (tmp_path / 'nvidia-dcgm-exporter.service').read_text()
     assert 'ExecStart=/usr/local/bin/dcgm-exporter \\' in unit
@@ -328,8 +328,8 @@ def test_key(tmp_path_factory):
                              capture_output=True, text=True).stdout
     lines = armored.splitlines(keepends=True)
     key = base / 'key.asc'
-    key.write_text(lines[0] + 'Version: GnuPG v2 (gpuhpc test)\n' + ''.join(line for line in lines[1:]
-                                                                              if not line.startswith('Version')))
+    rest = ''.join(line for line in lines[1:] if not line.startswith('Version'))
+    key.write_text(lines[0] + 'Version: GnuPG v2 (gpuhpc test)\n' + rest)
     listing = subprocess.run(['gpg', '--batch', '--with-colons', '--list-keys'], env=env, check=True,
                              capture_output=True, text=True).stdout
     fingerprint = re.search(r'^fpr:+([0-9A-F]{40}):', listing, re.M).group(1)
@@ -345,8 +345,8 @@ def key_vars(tmp_path, test_key, **pins):
 
 
 def test_the_key_with_the_pinned_fingerprint_is_accepted(tmp_path, test_key):
-    rc, out, raw = run(tmp_path, KEY_PLAY, key_vars(tmp_path, test_key,
-                                                  dcgm_exporter_repo_key_fingerprint=test_key['fingerprint']))
+    pinned = key_vars(tmp_path, test_key, dcgm_exporter_repo_key_fingerprint=test_key['fingerprint'])
+    rc, out, raw = run(tmp_path, KEY_PLAY, pinned)
     assert rc == 0, raw
     assert (tmp_path / 'cache' / 'repo-key.asc').read_text() == open(test_key['path']).read()
 
@@ -395,8 +395,8 @@ def test_the_install_path_runs_in_check_mode_and_writes_nothing(tmp_path):
     key.write_text('not read in check mode\n')
     before = snapshot(WRITTEN + ['/etc/passwd', '/etc/group'])
     rc, out, raw = run(tmp_path, ROLE_PLAY, {'__dcgm_exporter_driver_file': str(driver),
-                                            'dcgm_exporter_cuda_major': '12',
-                                            'dcgm_exporter_repo_key_url': 'file://' + str(key)}, check=True)
+                                             'dcgm_exporter_cuda_major': '12',
+                                             'dcgm_exporter_repo_key_url': 'file://' + str(key)}, check=True)
     assert rc == 0, raw
     assert snapshot(WRITTEN + ['/etc/passwd', '/etc/group']) == before
     assert 'fact dcgm_exporter_skipped=False' in out, raw

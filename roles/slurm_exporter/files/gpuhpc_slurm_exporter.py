@@ -1,4 +1,3 @@
-#!/usr/bin/python3
 # -*- coding: utf-8 -*-
 # Copyright: gpuhpc.slurm contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
@@ -71,7 +70,7 @@ def node_state(text):
 
 def parse_sinfo(out):
     """Nodes (each once) and partitions from `sinfo -N -O ...|` lines."""
-    nodes, partitions = {}, defaultdict(lambda: Counter())
+    nodes, partitions = {}, defaultdict(Counter)
     for line in out.splitlines():
         cells = [c.strip() for c in line.split('|')]
         if len(cells) < 8 or not cells[0]:
