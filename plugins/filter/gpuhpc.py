@@ -74,10 +74,34 @@ def prometheus_samples(text):
     return samples
 
 
+def scrape_targets(hosts, hostvars, role, default_listen):
+    """The scrape targets of one exporter role on the given inventory hosts.
+
+    Each host's port comes from its ``<role>_listen_address`` (else
+    ``default_listen``, the role's default); the address scraped is its
+    ``prometheus_scrape_host``, else its ``ansible_host``, else its name; the
+    scheme is https when its ``<role>_tls_cert_file`` is set. Returns
+    ``[{host, address, scheme}]`` in the order of ``hosts``.
+    """
+    targets = []
+    for host in hosts:
+        hv = hostvars[host]
+        listen = str(hv.get(role + '_listen_address') or default_listen)
+        port = listen.rsplit(':', 1)[-1]
+        if not port.isdigit():
+            raise AnsibleFilterError('scrape_targets: %s_listen_address of %s, %r, has no port' % (role, host, listen))
+        name = str(hv.get('prometheus_scrape_host') or hv.get('ansible_host') or host)
+        address = ('[%s]' % name if ':' in name else name) + ':' + port
+        tls = bool(hv.get(role + '_tls_cert_file'))
+        targets.append(dict(host=host, address=address, scheme='https' if tls else 'http'))
+    return targets
+
+
 class FilterModule(object):
     def filters(self):
         return {
             'inventory_problems': inventory_problems,
             'munge_key_error': munge_key_error,
             'prometheus_samples': prometheus_samples,
+            'scrape_targets': scrape_targets,
         }

@@ -7,6 +7,7 @@ from ansible_collections.gpuhpc.slurm.plugins.filter.gpuhpc import (
     inventory_problems,
     munge_key_error,
     prometheus_samples,
+    scrape_targets,
 )
 
 REQUIRED = ['slurm_controller', 'slurm_compute']
@@ -67,7 +68,7 @@ def test_munge_key_error():
 
 
 def test_filters_are_registered():
-    assert set(FilterModule().filters()) == {'inventory_problems', 'munge_key_error', 'prometheus_samples'}
+    assert set(FilterModule().filters()) == {'inventory_problems', 'munge_key_error', 'prometheus_samples', 'scrape_targets'}
 
 
 def test_prometheus_samples():
@@ -90,3 +91,22 @@ def test_prometheus_samples():
 def test_prometheus_samples_refuses_a_line_without_a_number():
     with pytest.raises(AnsibleFilterError, match='not a number'):
         prometheus_samples('up one')
+
+
+def test_scrape_targets():
+    hostvars = {
+        'ctl': {'ansible_host': 'lab-ctl'},
+        'gpu-01': {'ansible_host': 'lab-gpu-01', 'node_exporter_listen_address': '[::]:9200',
+                   'node_exporter_tls_cert_file': '/etc/ssl/node.pem'},
+        'gpu-02': {'prometheus_scrape_host': 'fd00::2'},
+    }
+    assert scrape_targets(['ctl', 'gpu-01', 'gpu-02'], hostvars, 'node_exporter', '0.0.0.0:9100') == [
+        {'host': 'ctl', 'address': 'lab-ctl:9100', 'scheme': 'http'},
+        {'host': 'gpu-01', 'address': 'lab-gpu-01:9200', 'scheme': 'https'},
+        {'host': 'gpu-02', 'address': '[fd00::2]:9100', 'scheme': 'http'},
+    ]
+
+
+def test_scrape_targets_needs_a_port():
+    with pytest.raises(AnsibleFilterError, match="node_exporter_listen_address of ctl, 'localhost', has no port"):
+        scrape_targets(['ctl'], {'ctl': {'node_exporter_listen_address': 'localhost'}}, 'node_exporter', ':9100')
