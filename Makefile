@@ -6,7 +6,7 @@
 SHELL := /bin/bash
 VENV := .venv/bin
 
-.PHONY: help deps engine lab lab-down test lint sanity unit integration molecule bench bench-db bench-sacctmgr bench-exporter build clean
+.PHONY: help deps engine lab lab-down test lint sanity unit integration molecule bench bench-db bench-sacctmgr bench-exporter bench-verify build clean
 
 help:
 	@echo "make lab        bring up the lab cluster (containers) and run site.yml against it"
@@ -17,6 +17,7 @@ help:
 	@echo "make bench-db   time the database check against a running lab (bench/db_check.sh)"
 	@echo "make bench-sacctmgr  org chart of 1000 users, batched vs naive, on a running lab"
 	@echo "make bench-exporter  the slurm exporter on 1000 nodes / 20000 jobs of generated Slurm output"
+	@echo "make bench-verify    the verify play's time and Prometheus' scrape figures on a running lab"
 	@echo "make build      build the collection tarball"
 
 deps:
@@ -50,6 +51,9 @@ bench-sacctmgr:
 
 bench-exporter: deps
 	@.venv/bin/python bench/slurm_exporter.py
+
+bench-verify:
+	@bench/verify.sh
 
 build: deps
 	@$(VENV)/ansible-galaxy collection build --force .
