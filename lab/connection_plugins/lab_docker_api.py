@@ -1,14 +1,16 @@
 # -*- coding: utf-8 -*-
 # Copyright: gpuhpc.slurm contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The lab's connection: community.docker.docker_api, with one retry added.
+"""The lab's connection: community.docker.docker_api, asking again when
+`docker exec` answers with nothing.
 
-Under load, `docker exec` of a short command in a lab container now and then
-answers with no output at all. community.docker's docker_api connection asks
-`id -u && id -g` before every file transfer and reports the host UNREACHABLE
-when that answer is empty, and Ansible retries no unreachable host. This
-connection asks again (up to 10 times, a second apart) before giving up;
-everything else is docker_api's own.
+Under load, `docker exec` in a lab container now and then answers a command
+that always prints something (Ansible's temporary folder made with `echo`,
+`id -u && id -g` before a file transfer, a module, which prints its result)
+with no output at all. community.docker's docker_api connection then reports
+the host UNREACHABLE or the module as failed, and Ansible retries neither.
+This connection runs such a command again, up to 10 times a second apart,
+with a warning each time; everything else is docker_api's own.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -112,26 +114,32 @@ options:
 
 import time
 
-from ansible.errors import AnsibleConnectionFailure
+from ansible.module_utils.common.text.converters import to_bytes
+from ansible.utils.display import Display
 from ansible_collections.community.docker.plugins.connection.docker_api import Connection as DockerApiConnection
 
+display = Display()
+
 ATTEMPTS = 10
+# Commands that always print something when they ran.
+TALKERS = (b'echo ', b'id -u', b'AnsiballZ_')
+
+
+def expects_output(cmd, in_data):
+    """Whether an empty answer to this command means the answer was lost."""
+    return in_data is not None or any(word in to_bytes(cmd) for word in TALKERS)
 
 
 class Connection(DockerApiConnection):
     transport = 'lab_docker_api'
 
-    def put_file(self, in_path, out_path):
-        if self.actual_user not in self.ids:
-            answer = b''
-            for attempt in range(ATTEMPTS):
-                dummy, answer, dummy = self.exec_command(b'id -u && id -g')
-                lines = answer.split()
-                if len(lines) == 2 and all(line.isdigit() for line in lines):
-                    self.ids[self.actual_user] = int(lines[0]), int(lines[1])
-                    break
-                time.sleep(1)
-            else:
-                raise AnsibleConnectionFailure('no user and group ID from container "%s" after %d attempts: got %r'
-                                               % (self.get_option('remote_addr'), ATTEMPTS, answer))
-        return super(Connection, self).put_file(in_path, out_path)
+    def exec_command(self, cmd, in_data=None, sudoable=False):
+        attempt = 1
+        while True:
+            rc, stdout, stderr = super(Connection, self).exec_command(cmd, in_data=in_data, sudoable=sudoable)
+            if stdout or stderr or attempt == ATTEMPTS or not expects_output(cmd, in_data):
+                return rc, stdout, stderr
+            display.warning('%s: docker exec answered with nothing (exit code %s, attempt %d of %d); asking again'
+                            % (self.get_option('remote_addr'), rc, attempt, ATTEMPTS))
+            time.sleep(1)
+            attempt += 1
