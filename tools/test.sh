@@ -19,8 +19,12 @@ stage_sanity()     { tools/sanity.sh; }
 stage_unit()       { pytest -q -p no:cacheprovider tests/unit; }
 stage_integration() {
   # The database check is tested against a MariaDB server the tests start
-  # themselves: Debian's server and client binaries, no service.
-  need_packages mariadbd:mariadb-server-core mariadb:mariadb-client-core openssl:openssl || return 1
+  # themselves: Debian's server and client binaries, no service; the alert
+  # rules with promtool.
+  # promtool for the alert rules' tests: its own package on Debian 13, part of prometheus before.
+  local promtool=prometheus
+  apt-cache show promtool >/dev/null 2>&1 && promtool=promtool
+  need_packages mariadbd:mariadb-server-core mariadb:mariadb-client-core openssl:openssl "promtool:$promtool" || return 1
   pytest -q -p no:cacheprovider tests/integration
 }
 stage_molecule() {
@@ -51,7 +55,7 @@ need_packages() {
     return 1
   fi
   echo "make test: installing ${missing[*]}"
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
 passed=0 failed=0 report=()

@@ -32,8 +32,10 @@ WRITTEN = ['/etc/dcgm-exporter', '/etc/systemd/system/nvidia-dcgm-exporter.servi
            '/usr/local/bin/dcgm-exporter']
 
 # The fields the prometheus alert rules use.
-ALERT_FIELDS = ['DCGM_FI_DEV_GPU_TEMP', 'DCGM_FI_DEV_XID_ERRORS', 'DCGM_FI_DEV_ECC_DBE_VOL_TOTAL',
-                'DCGM_FI_DEV_ROW_REMAP_FAILURE', 'DCGM_FI_DEV_GPU_UTIL']
+# What roles/prometheus/files/rules read (tests/integration/test_prometheus_rules.py checks them against the rules too).
+ALERT_FIELDS = ['DCGM_FI_DEV_GPU_TEMP', 'DCGM_FI_DEV_GPU_UTIL', 'DCGM_FI_DEV_FB_USED', 'DCGM_FI_DEV_FB_FREE',
+                'DCGM_EXP_XID_ERRORS_COUNT', 'DCGM_FI_DEV_ECC_DBE_VOL_TOTAL', 'DCGM_FI_DEV_ROW_REMAP_FAILURE',
+                'DCGM_FI_DEV_ROW_REMAP_PENDING']
 
 # Every field named (active or commented out) in NVIDIA/dcgm-exporter's
 # etc/default-counters.csv and etc/dcp-metrics-included.csv (4.x).
