@@ -1,0 +1,62 @@
+"""gpuhpc.slurm.prometheus: bad input stops the role before anything changes
+on the monitoring host, with a message naming the variable or the file. The
+role's preflight runs against local hosts (the inventory of test_bad_input);
+nothing is installed. promtool is on this machine (make test installs it)."""
+import pytest
+
+from test_bad_input import run
+
+PREFLIGHT = '''
+- hosts: ctl
+  gather_facts: false
+  tasks:
+    - ansible.builtin.include_role:
+        name: gpuhpc.slurm.prometheus
+        tasks_from: preflight
+'''
+
+BROKEN_RULES = '''groups:
+  - name: site
+    rules:
+      - alert: Broken
+        expr: up ==
+'''
+
+
+def test_good_input_passes(tmp_path):
+    rc, out = run(tmp_path, PREFLIGHT)
+    assert rc == 0, out
+
+
+@pytest.mark.parametrize('group_vars, message', [
+    (dict(prometheus_node_exporter_hosts=[]),
+     'prometheus_node_exporter_hosts is empty: no host to scrape node_exporter on (give a list of inventory hosts)'),
+    (dict(prometheus_slurm_exporter_hosts=[]),
+     'prometheus_slurm_exporter_hosts is empty: put a host in slurm_controller or give the host that runs the Slurm exporter'),
+    (dict(prometheus_dcgm_exporter_hosts=['gpu-09']), "scrape target 'gpu-09' is not a host of the inventory"),
+    (dict(prometheus_listen_address='localhost'), "prometheus_listen_address 'localhost' is not ADDRESS:PORT (e.g. 0.0.0.0:9090)"),
+    (dict(prometheus_retention_time='30 days'), "prometheus_retention_time is not a Prometheus duration (e.g. 15s, 30d)"),
+    (dict(prometheus_retention_size='lots'), "prometheus_retention_size 'lots' is not a size (e.g. 500GB, or 0 for no limit)"),
+    (dict(prometheus_alertmanagers=['http://am:9093']), "prometheus_alertmanagers: 'http://am:9093' is not HOST:PORT"),
+    (dict(prometheus_exporter_basic_auth=dict(gpu=dict(username='p', password='x'))),
+     "prometheus_exporter_basic_auth: 'gpu' is not a scrape job (node, slurm, dcgm)"),
+])
+def test_bad_input_is_named(tmp_path, group_vars, message):
+    rc, out = run(tmp_path, PREFLIGHT, group_vars)
+    assert rc != 0
+    assert message in out, out
+
+
+def test_a_rule_file_promtool_refuses_stops_the_role(tmp_path):
+    rules = tmp_path / 'site-rules.yml'
+    rules.write_text(BROKEN_RULES)
+    rc, out = run(tmp_path, PREFLIGHT, dict(prometheus_rules_extra=[str(rules)]))
+    assert rc != 0
+    assert 'promtool refuses these rule files: %s' % rules in out, out
+    assert 'could not parse expression' in out, out
+
+
+def test_the_collection_rules_pass(tmp_path):
+    rc, out = run(tmp_path, PREFLIGHT)
+    assert rc == 0, out
+    assert 'promtool check rules' in out or 'gpuhpc-alerts.yml' in out, out
