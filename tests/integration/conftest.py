@@ -1,7 +1,10 @@
 """A real MariaDB for the database check: Debian's mariadbd on loopback, with a
 throwaway data folder and TLS from a throwaway CA (lab/tls.sh). Started once
-per test session, stopped at its end."""
+per test session, stopped at its end. Also a throwaway OpenPGP key for the
+roles' repository key checks, and what the tests did not run."""
+import hashlib
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -150,3 +153,31 @@ def pytest_terminal_summary_grafana(terminalreporter):
                                 'check, the install path in --check, every dashboard query parsed by promtool. '
                                 'Not tested: installing Grafana, grafana-server '
                                 'reading these files, /api/health, the admin password reset, the dashboards drawn.')
+
+
+@pytest.fixture(scope='session')
+def test_key(tmp_path_factory):
+    """A throwaway OpenPGP key, armored, with a Version: header line (as some
+    vendors' key files have): its path, fingerprint, and the SHA-256 of the file
+    without Version lines (the dcgm_exporter role's second way to pin a key)."""
+    if not shutil.which('gpg'):
+        pytest.fail('the key tests need gpg here (apt-get install gpg)')
+    base = tmp_path_factory.mktemp('gpg')
+    home = base / 'home'
+    home.mkdir(mode=0o700)
+    env = dict(os.environ, GNUPGHOME=str(home))
+    subprocess.run(['gpg', '--batch', '--passphrase', '', '--quick-gen-key', 'gpuhpc test <test@example.org>',
+                    'ed25519', 'sign', 'never'], env=env, check=True, capture_output=True)
+    armored = subprocess.run(['gpg', '--batch', '--armor', '--export'], env=env, check=True,
+                             capture_output=True, text=True).stdout
+    lines = armored.splitlines(keepends=True)
+    key = base / 'key.asc'
+    rest = ''.join(line for line in lines[1:] if not line.startswith('Version'))
+    key.write_text(lines[0] + 'Version: GnuPG v2 (gpuhpc test)\n' + rest)
+    listing = subprocess.run(['gpg', '--batch', '--with-colons', '--list-keys'], env=env, check=True,
+                             capture_output=True, text=True).stdout
+    fingerprint = re.search(r'^fpr:+([0-9A-F]{40}):', listing, re.M).group(1)
+    without_version = ''.join(line for line in key.read_text().splitlines(keepends=True)
+                              if not line.startswith('Version'))
+    return dict(path=str(key), fingerprint=fingerprint,
+                sha256=hashlib.sha256(without_version.encode()).hexdigest())

@@ -9,7 +9,6 @@ back), the check of the repository key (real run into a temporary folder),
 and the whole install path in --check with a stand-in driver file (nothing
 written)."""
 import csv
-import hashlib
 import json
 import os
 import re
@@ -313,32 +312,6 @@ KEY_PLAY = '''
         name: gpuhpc.slurm.dcgm_exporter
         tasks_from: key
 '''
-
-
-@pytest.fixture(scope='module')
-def test_key(tmp_path_factory):
-    """A throwaway OpenPGP key, armored, with a Version: header line."""
-    if not shutil.which('gpg'):
-        pytest.fail('the key tests need gpg here (apt-get install gpg)')
-    base = tmp_path_factory.mktemp('gpg')
-    home = base / 'home'
-    home.mkdir(mode=0o700)
-    env = dict(os.environ, GNUPGHOME=str(home))
-    subprocess.run(['gpg', '--batch', '--passphrase', '', '--quick-gen-key', 'gpuhpc test <test@example.org>',
-                    'ed25519', 'sign', 'never'], env=env, check=True, capture_output=True)
-    armored = subprocess.run(['gpg', '--batch', '--armor', '--export'], env=env, check=True,
-                             capture_output=True, text=True).stdout
-    lines = armored.splitlines(keepends=True)
-    key = base / 'key.asc'
-    rest = ''.join(line for line in lines[1:] if not line.startswith('Version'))
-    key.write_text(lines[0] + 'Version: GnuPG v2 (gpuhpc test)\n' + rest)
-    listing = subprocess.run(['gpg', '--batch', '--with-colons', '--list-keys'], env=env, check=True,
-                             capture_output=True, text=True).stdout
-    fingerprint = re.search(r'^fpr:+([0-9A-F]{40}):', listing, re.M).group(1)
-    without_version = ''.join(line for line in key.read_text().splitlines(keepends=True)
-                              if not line.startswith('Version'))
-    return dict(path=str(key), fingerprint=fingerprint,
-                sha256=hashlib.sha256(without_version.encode()).hexdigest())
 
 
 def key_vars(tmp_path, test_key, **pins):

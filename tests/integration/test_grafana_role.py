@@ -394,25 +394,6 @@ KEY_PLAY = '''
 '''
 
 
-@pytest.fixture(scope='module')
-def test_key(tmp_path_factory):
-    """A throwaway OpenPGP key, armored."""
-    if not shutil.which('gpg'):
-        pytest.fail('the key tests need gpg here (apt-get install gpg)')
-    base = tmp_path_factory.mktemp('gpg')
-    home = base / 'home'
-    home.mkdir(mode=0o700)
-    env = dict(os.environ, GNUPGHOME=str(home))
-    subprocess.run(['gpg', '--batch', '--passphrase', '', '--quick-gen-key', 'gpuhpc test <test@example.org>',
-                    'ed25519', 'sign', 'never'], env=env, check=True, capture_output=True)
-    key = base / 'gpg.key'
-    key.write_text(subprocess.run(['gpg', '--batch', '--armor', '--export'], env=env, check=True,
-                                  capture_output=True, text=True).stdout)
-    listing = subprocess.run(['gpg', '--batch', '--with-colons', '--list-keys'], env=env, check=True,
-                             capture_output=True, text=True).stdout
-    return dict(path=str(key), fingerprint=re.search(r'^fpr:+([0-9A-F]{40}):', listing, re.M).group(1))
-
-
 def key_vars(tmp_path, test_key, **extra):
     return good(__grafana_cache_dir=str(tmp_path / 'cache'), grafana_repo_key_url='file://' + test_key['path'],
                 **extra)
