@@ -60,3 +60,23 @@ def test_the_collection_rules_pass(tmp_path):
     rc, out = run(tmp_path, PREFLIGHT)
     assert rc == 0, out
     assert 'promtool check rules' in out or 'gpuhpc-alerts.yml' in out, out
+
+
+@pytest.mark.parametrize('group_vars, message', [
+    (dict(prometheus_install='release'),
+     'prometheus_release_sha256 is not a SHA-256 (64 hex digits): prometheus_install: release needs the one of the '
+     "release tarball (its line in the release's sha256sums.txt)"),
+    (dict(prometheus_install='release', prometheus_release_sha256='b' * 64, prometheus_release_url=''),
+     'prometheus_release_url and prometheus_release_file are both empty: say where the release tarball comes from'),
+    (dict(prometheus_install='release', prometheus_release_sha256='b' * 64, prometheus_version='v3.5.0'),
+     "prometheus_version 'v3.5.0' is not a release version such as 3.5.0 (no leading v)"),
+])
+def test_a_release_install_must_be_pinned(tmp_path, group_vars, message):
+    rc, out = run(tmp_path, PREFLIGHT, group_vars)
+    assert rc != 0
+    assert message in out, out
+
+
+def test_a_pinned_release_passes(tmp_path):
+    rc, out = run(tmp_path, PREFLIGHT, dict(prometheus_install='release', prometheus_release_sha256='b' * 64))
+    assert rc == 0, out
