@@ -112,6 +112,7 @@ options:
     version_added: 3.12.0
 """
 
+import re
 import time
 
 from ansible.module_utils.common.text.converters import to_bytes
@@ -121,13 +122,16 @@ from ansible_collections.community.docker.plugins.connection.docker_api import C
 display = Display()
 
 ATTEMPTS = 10
-# Commands that always print something when they ran.
-TALKERS = (b'echo ', b'id -u', b'AnsiballZ_')
+# Commands that always print something when they ran: Ansible's `echo ~` and
+# temporary folder (`... && echo ansible-tmp-...=...`), the user and group ID
+# before a file transfer, a module run by its interpreter. (Not, say, the
+# `chmod` of a module file: it prints nothing.)
+TALKERS = re.compile(rb"^/bin/sh -c '(echo |\( umask 77 && mkdir)|^id -u && id -g$|python[0-9.]* \S*/AnsiballZ_\w+\.py")
 
 
 def expects_output(cmd, in_data):
     """Whether an empty answer to this command means the answer was lost."""
-    return in_data is not None or any(word in to_bytes(cmd) for word in TALKERS)
+    return in_data is not None or TALKERS.search(to_bytes(cmd)) is not None
 
 
 class Connection(DockerApiConnection):
