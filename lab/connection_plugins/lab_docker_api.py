@@ -2,15 +2,16 @@
 # Copyright: gpuhpc.slurm contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The lab's connection: community.docker.docker_api, asking again when
-`docker exec` answers with nothing.
+`docker exec` loses an answer.
 
-Under load, `docker exec` in a lab container now and then answers a command
-that always prints something (Ansible's temporary folder made with `echo`,
-`id -u && id -g` before a file transfer, a module, which prints its result)
-with no output at all. community.docker's docker_api connection then reports
-the host UNREACHABLE or the module as failed, and Ansible retries neither.
-This connection runs such a command again, up to 10 times a second apart,
-with a warning each time; everything else is docker_api's own.
+While systemd in a lab container is busy (booting, after dbus was
+installed), `docker exec` now and then answers with nothing, or with the
+first line only (seen: `id -u && id -g` answering b'0\\n'). community.docker's
+docker_api connection then reports the host UNREACHABLE, and Ansible retries
+no unreachable host. This connection runs Ansible's own short commands
+(`echo ~`, the temporary folder, the user and group ID) again, up to 10 times
+a second apart, with a warning, until the answer is whole; modules and
+everything else are docker_api's own.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -122,16 +123,24 @@ from ansible_collections.community.docker.plugins.connection.docker_api import C
 display = Display()
 
 ATTEMPTS = 10
-# Commands that always print something when they ran: Ansible's `echo ~` and
-# temporary folder (`... && echo ansible-tmp-...=...`), the user and group ID
-# before a file transfer, a module run by its interpreter. (Not, say, the
-# `chmod` of a module file: it prints nothing.)
-TALKERS = re.compile(rb"^/bin/sh -c '(echo |\( umask 77 && mkdir)|^id -u && id -g$|python[0-9.]* \S*/AnsiballZ_\w+\.py")
+# Ansible's own short commands, safe to run again, and what a whole answer to
+# each looks like: `echo ~` and the temporary folder (`... && echo
+# ansible-tmp-...=...`) end with a newline; the user and group ID before a
+# file transfer are two numbers. Modules are never run twice.
+ECHO = re.compile(rb"^/bin/sh -c '(echo |\( umask 77 && mkdir)")
+IDS = b'id -u && id -g'
 
 
-def expects_output(cmd, in_data):
-    """Whether an empty answer to this command means the answer was lost."""
-    return in_data is not None or TALKERS.search(to_bytes(cmd)) is not None
+def whole(cmd, stdout):
+    """False when the answer to one of Ansible's short commands came back
+    empty or cut short (docker exec loses output now and then); True for
+    every other command."""
+    cmd = to_bytes(cmd)
+    if cmd.strip() == IDS:
+        return re.match(rb'^[0-9]+\n[0-9]+\n?$', stdout) is not None
+    if ECHO.search(cmd):
+        return stdout.endswith(b'\n')
+    return True
 
 
 class Connection(DockerApiConnection):
@@ -141,9 +150,9 @@ class Connection(DockerApiConnection):
         attempt = 1
         while True:
             rc, stdout, stderr = super(Connection, self).exec_command(cmd, in_data=in_data, sudoable=sudoable)
-            if stdout or stderr or attempt == ATTEMPTS or not expects_output(cmd, in_data):
+            if in_data is not None or stderr or attempt == ATTEMPTS or whole(cmd, stdout):
                 return rc, stdout, stderr
-            display.warning('%s: docker exec answered with nothing (exit code %s, attempt %d of %d); asking again'
-                            % (self.get_option('remote_addr'), rc, attempt, ATTEMPTS))
+            display.warning('%s: docker exec answered %r to %r (exit code %s, attempt %d of %d); asking again'
+                            % (self.get_option('remote_addr'), stdout, to_bytes(cmd)[:40], rc, attempt, ATTEMPTS))
             time.sleep(1)
             attempt += 1
