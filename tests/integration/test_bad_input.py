@@ -1,34 +1,22 @@
 """Bad input stops the Slurm roles before anything is written, with a message
 that names the variable and the fix. The roles' preflight tasks run against
 local hosts; nothing is installed."""
-import os
-import subprocess
-import textwrap
-
 import pytest
-import yaml
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from local_play import inventory, play
 
 NODE = dict(slurm_node_cpus=4, slurm_node_sockets=1, slurm_node_cores_per_socket=4,
             slurm_node_threads_per_core=1, slurm_node_real_memory=8000)
 
 
-def run(tmp_path, playbook, group_vars=None, node_vars=None):
-    hosts = dict(all=dict(
-        vars=dict(dict(ansible_connection='local', ansible_python_interpreter='{{ ansible_playbook_python }}'),
-                  **(group_vars or {})),
-        children=dict(slurm_controller=dict(hosts=dict(ctl=None)),
-                      slurm_compute=dict(hosts={'gpu-01': dict(NODE, **(node_vars or dict(slurm_node_gpus=dict(count=2))))}))))
-    inventory = tmp_path / 'hosts.yml'
-    inventory.write_text(yaml.safe_dump(hosts))
-    book = tmp_path / 'play.yml'
-    book.write_text(textwrap.dedent(playbook))
-    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, 'ansible.cfg'), ANSIBLE_NOCOLOR='1')
-    result = subprocess.run(['ansible-playbook', '-i', str(inventory), str(book)],
-                            cwd=ROOT, env=env, capture_output=True, text=True, check=False)
-    # one line, quotes as written (the YAML callback folds lines and doubles quotes)
-    return result.returncode, ' '.join((result.stdout + result.stderr).replace("''", "'").split())
+def run(tmp_path, playbook, group_vars=None, node_vars=None, check=False):
+    """Run playbook against a local controller 'ctl' and GPU node 'gpu-01';
+    group_vars for all hosts, node_vars for gpu-01 (default: 2 GPUs). Returns
+    rc and the output on one line."""
+    hosts = inventory(dict(slurm_controller=dict(ctl=None),
+                           slurm_compute={'gpu-01': dict(NODE, **(node_vars or dict(slurm_node_gpus=dict(count=2))))}),
+                      group_vars)
+    return play(tmp_path, playbook, hosts, check=check)[:2]
 
 
 SLURM_PREFLIGHT = '''

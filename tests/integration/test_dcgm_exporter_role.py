@@ -9,17 +9,16 @@ back), the check of the repository key (real run into a temporary folder),
 and the whole install path in --check with a stand-in driver file (nothing
 written)."""
 import csv
-import json
 import os
 import re
 import shutil
 import subprocess
-import textwrap
 
 import pytest
 import yaml
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from local_play import ROOT, inventory, play, snapshot
+
 ROLE = os.path.join(ROOT, 'roles', 'dcgm_exporter')
 DRIVER_FILE = '/proc/driver/nvidia/version'
 
@@ -64,29 +63,10 @@ def load(*parts):
         return yaml.safe_load(f)
 
 
-def snapshot(paths):
-    """What exists of paths, with its mtime: to show a run touched none of it."""
-    return {p: os.stat(p).st_mtime_ns for p in paths if os.path.lexists(p)}
-
-
 def run(tmp_path, playbook, extra_vars=None, check=False, hosts=('gpu-01',)):
-    """Run a playbook against local hosts; return rc, the output on one line
-    (quotes as written) and the raw output."""
-    inventory = dict(all=dict(
-        vars=dict(ansible_connection='local', ansible_python_interpreter='{{ ansible_playbook_python }}'),
-        children=dict(slurm_compute=dict(hosts={h: None for h in hosts}))))
-    (tmp_path / 'hosts.yml').write_text(yaml.safe_dump(inventory))
-    (tmp_path / 'play.yml').write_text(textwrap.dedent(playbook))
-    cmd = ['ansible-playbook', '-i', str(tmp_path / 'hosts.yml'), str(tmp_path / 'play.yml')]
-    if extra_vars:
-        (tmp_path / 'extra.json').write_text(json.dumps(extra_vars))
-        cmd += ['-e', '@' + str(tmp_path / 'extra.json')]
-    if check:
-        cmd += ['--check', '--diff']
-    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, 'ansible.cfg'), ANSIBLE_NOCOLOR='1')
-    result = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
-    raw = result.stdout + result.stderr
-    return result.returncode, ' '.join(raw.replace("''", "'").split()), raw
+    """Run a playbook against local GPU nodes; return rc, the output on one
+    line (quotes as written) and the raw output."""
+    return play(tmp_path, playbook, inventory(dict(slurm_compute={h: None for h in hosts})), extra_vars, check)
 
 
 ROLE_PLAY = '''

@@ -22,15 +22,14 @@ import shutil
 import socket
 import stat
 import subprocess
-import textwrap
-import threading
-
 import sys
+import threading
 
 import pytest
 import yaml
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from local_play import ROOT, inventory, play, snapshot
+
 sys.path.insert(0, os.path.join(ROOT, 'tests'))
 import dashboard_queries  # noqa: E402  pylint: disable=wrong-import-position
 ROLE = os.path.join(ROOT, 'roles', 'grafana')
@@ -45,31 +44,10 @@ WRITTEN = ['/etc/apt/sources.list.d/gpuhpc-grafana.sources', '/etc/apt/preferenc
            '/var/lib/grafana']
 
 
-def snapshot(paths):
-    """What exists of paths, with its mtime: to show a run touched none of it."""
-    return {p: os.stat(p).st_mtime_ns for p in paths if os.path.lexists(p)}
-
-
 def run(tmp_path, playbook, extra_vars=None, check=False, verbosity=0):
     """Run a playbook against the local host 'monitor'; return rc, the output
     on one line (quotes as written) and the raw output."""
-    inventory = dict(all=dict(
-        vars=dict(ansible_connection='local', ansible_python_interpreter='{{ ansible_playbook_python }}'),
-        children=dict(monitoring=dict(hosts=dict(monitor=None)))))
-    (tmp_path / 'hosts.yml').write_text(yaml.safe_dump(inventory))
-    (tmp_path / 'play.yml').write_text(textwrap.dedent(playbook))
-    cmd = ['ansible-playbook', '-i', str(tmp_path / 'hosts.yml'), str(tmp_path / 'play.yml')]
-    if extra_vars:
-        (tmp_path / 'extra.json').write_text(json.dumps(extra_vars))
-        cmd += ['-e', '@' + str(tmp_path / 'extra.json')]
-    if check:
-        cmd += ['--check', '--diff']
-    if verbosity:
-        cmd.append('-' + 'v' * verbosity)
-    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, 'ansible.cfg'), ANSIBLE_NOCOLOR='1')
-    result = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
-    raw = result.stdout + result.stderr
-    return result.returncode, ' '.join(raw.replace("''", "'").split()), raw
+    return play(tmp_path, playbook, inventory(dict(monitoring=dict(monitor=None))), extra_vars, check, verbosity)
 
 
 PREFLIGHT = '''

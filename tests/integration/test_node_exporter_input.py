@@ -10,27 +10,15 @@ import os
 import re
 import shutil
 import subprocess
-from unittest import mock
 
 import pytest
 import yaml
 
-from test_bad_input import ROOT, run
+from local_play import ROOT
+from test_bad_input import run
 
 SHA = 'a' * 64
 PASSWORD = 'Sup3r-secret pass"word'
-
-
-def run_checked(tmp_path, playbook, group_vars=None):
-    """run() with --check --diff on the command line: ansible_check_mode is true only then, not
-    under a play's check_mode: true."""
-    real = subprocess.run
-
-    def with_check(argv, check=False, **kwargs):
-        return real(argv + ['--check', '--diff'] if argv[0] == 'ansible-playbook' else argv, check=check, **kwargs)
-
-    with mock.patch.object(subprocess, 'run', with_check):
-        return run(tmp_path, playbook, group_vars)
 
 
 PREFLIGHT = '''
@@ -224,9 +212,9 @@ def test_a_local_tarball_is_checked_on_the_controller(tmp_path, good):
     tarball = tmp_path / 'node_exporter-1.9.1.linux-amd64.tar.gz'
     tarball.write_bytes(b'not really a tarball')
     digest = subprocess.run(['sha256sum', str(tarball)], capture_output=True, text=True, check=True).stdout.split()[0]
-    rc, out = run_checked(tmp_path, RELEASE_CHECK.format(root=ROOT), dict(
+    rc, out = run(tmp_path, RELEASE_CHECK.format(root=ROOT), dict(
         node_exporter_install='release', node_exporter_release_file=str(tarball),
-        node_exporter_release_sha256=digest if good else SHA))
+        node_exporter_release_sha256=digest if good else SHA), check=True)
     if good:
         assert rc == 0, out
         assert 'copy the tarball to the host' in out, out
@@ -271,7 +259,7 @@ def render(tmp_path, group_vars, check=False):
     out.mkdir(exist_ok=True)
     work = tmp_path / ('check' if check else 'run')
     work.mkdir(exist_ok=True)
-    rc, log = (run_checked if check else run)(work, RENDER.format(root=ROOT, out=out), group_vars)
+    rc, log = run(work, RENDER.format(root=ROOT, out=out), group_vars, check=check)
     assert rc == 0, log
     changed = [int(n) for n in re.findall(r'changed=(\d+)', log)]
     assert len(changed) == 2, log
