@@ -54,7 +54,7 @@ def test_no_engine_and_not_root(tmp_path):
 
 def test_make_lab_stops_at_the_engine_before_anything_is_made(tmp_path):
     bin_dir, log = stand_ins(tmp_path, uid=1000)
-    result, _ = run(tmp_path, ['tools/lab.sh'], bin_dir)
+    result = run(tmp_path, ['tools/lab.sh'], bin_dir)[0]
     assert result.returncode == 1
     assert 'no Docker engine answers and you are not root' in result.stderr
     assert '[lab]' not in result.stdout + result.stderr

@@ -32,4 +32,3 @@ def test_every_platform_file_defines_the_same_variables(role):
     expected = names(files[0])
     for path in files:
         assert names(path) == expected, os.path.relpath(path, ROOT)
-
