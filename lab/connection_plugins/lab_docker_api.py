@@ -143,6 +143,16 @@ def whole(cmd, stdout):
     return True
 
 
+def again(cmd):
+    """The command to ask again. The lost answer may come from a run that did
+    its work: the temporary folder was made, and a second plain mkdir of it
+    would fail, so the second mkdir asks with -p (the folder's name is new
+    for each task, so -p takes nothing that was there before)."""
+    if isinstance(cmd, bytes):
+        return cmd.replace(b'&& mkdir "', b'&& mkdir -p "', 1)
+    return cmd.replace('&& mkdir "', '&& mkdir -p "', 1)
+
+
 class Connection(DockerApiConnection):
     transport = 'lab_docker_api'
 
@@ -155,4 +165,5 @@ class Connection(DockerApiConnection):
             display.warning('%s: docker exec answered %r to %r (exit code %s, attempt %d of %d); asking again'
                             % (self.get_option('remote_addr'), stdout, to_bytes(cmd)[:40], rc, attempt, ATTEMPTS))
             time.sleep(1)
+            cmd = again(cmd)
             attempt += 1
