@@ -127,3 +127,11 @@ def test_served_through_prometheus_client(capture):
     assert 'slurm_account_fairshare' not in first.replace('# HELP', '')
     assert 'slurm_exporter_command_errors_total{command="sshare"} 1.0' in first
     assert 'slurm_exporter_command_errors_total{command="sshare"} 2.0' in second
+
+
+def test_backfill_cycle_figures_before_the_first_cycle_read_as_zero():
+    out = ('Main schedule statistics (microseconds):\n\tLast cycle:   120\n\tMean cycle:   110\n'
+           'Backfilling stats\n\tTotal backfilled jobs (since last slurm start): 0\n\tLast cycle when: N/A\n')
+    found = exporter.parse_sdiag(out)
+    assert found['last_cycle'] == 120 and found['mean_cycle'] == 110
+    assert found['backfill_last_cycle'] == 0 and found['backfill_mean_cycle'] == 0 and found['backfill_depth_mean'] == 0

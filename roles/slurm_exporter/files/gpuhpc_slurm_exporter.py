@@ -138,6 +138,10 @@ def parse_sdiag(out):
                 found.setdefault(name, value)
         if section == 'backfill' and label == 'Depth Mean':
             found.setdefault('backfill_depth_mean', value)
+    if 'Backfilling stats' in out:
+        # sdiag prints the cycle figures only once a backfill cycle has run: none yet reads as 0
+        for name in ('backfill_last_cycle', 'backfill_mean_cycle', 'backfill_depth_mean'):
+            found.setdefault(name, 0)
     return found
 
 
