@@ -147,7 +147,7 @@ def test_conventions():
             assert 'labels' not in rule and 'for' not in rule, where
         else:
             assert re.match(r'^[A-Z][A-Za-z0-9]+$', rule['alert']), where
-            assert rule['labels']['severity'] in ('critical', 'warning'), where
+            assert rule['labels']['severity'] in ('critical', 'warning', 'info'), where
             assert set(rule['annotations']) >= {'summary', 'description'}, where
             text = rule['annotations']['summary'] + rule['annotations']['description']
             assert '$labels' in text or '$value' in text, where

@@ -321,3 +321,50 @@ def test_gpu_hours_are_allocations_summed_per_minute():
     assert target['instant'] is True
     assert re.fullmatch(r'sort_desc\(sum_over_time\(\(sum by \(account\) \(slurm_account_gpus_running\{account=~"\$account"\}\)\)'
                         r'\[\$__range:1m\]\) / 60\)', target['expr']), target['expr']
+
+
+def test_the_energy_panel_is_the_query_promtool_tests():
+    """The energy panel's query, substituted, is the one tests/prometheus/gpu.yml
+    evaluates on a GPU used by two jobs one after the other (the hpc_job label
+    changes): per-job series are joined before increase()."""
+    d = next(d for d in DASHBOARDS.values() if d['uid'] == 'gpuhpc-gpus')
+    [record] = [r for r in dq.records(d) if r['panel'] == 'Energy over the time range']
+    with open(os.path.join(ROOT, 'tests', 'prometheus', 'gpu.yml'), encoding='utf-8') as f:
+        cases = yaml.safe_load(f)['tests']
+    [case] = [c for c in cases if c['name'] == 'energy of a GPU over two jobs, as the dashboard reads it']
+    tested = ' '.join(case['promql_expr_test'][0]['expr'].split())
+    assert tested == ' '.join(dq.substitute(record['expr'], dq.variable_values(d)).split())
+    assert 'max without (hpc_job)' in tested
+
+
+# Panels colour a metric at the thresholds of the alert on it: the alert
+# rules are the one source (warning orange, critical red).
+THRESHOLD_ALERTS = {'DCGM_FI_DEV_GPU_TEMP': 'GpuTemperatureHigh', 'DCGM_FI_DEV_MEMORY_TEMP': 'GpuMemoryTemperatureHigh'}
+
+
+def alert_thresholds(alert):
+    path = os.path.join(ROOT, 'roles', 'prometheus', 'files', 'rules', 'gpuhpc-alerts.yml')
+    with open(path, encoding='utf-8') as f:
+        groups = yaml.safe_load(f)['groups']
+    found = {}
+    for rule in (r for g in groups for r in g['rules'] if r.get('alert') == alert):
+        found[rule['labels']['severity']] = float(re.search(r'>=\s*([0-9.]+)\s*$', rule['expr'].strip()).group(1))
+    return found
+
+
+@pytest.mark.parametrize('metric', sorted(THRESHOLD_ALERTS))
+def test_panel_thresholds_are_the_alerts(metric):
+    expected = alert_thresholds(THRESHOLD_ALERTS[metric])
+    assert set(expected) == {'warning', 'critical'}
+    seen = 0
+    for d in DASHBOARDS.values():
+        for p in dq.panels(d):
+            exprs = ' '.join(t.get('expr', '') for t in p.get('targets') or [])
+            if metric not in exprs:
+                continue
+            steps = (p.get('fieldConfig', {}).get('defaults', {}).get('thresholds') or {}).get('steps') or []
+            if len(steps) < 2:
+                continue  # a panel that colours nothing
+            seen += 1
+            assert [s['value'] for s in steps[1:]] == [expected['warning'], expected['critical']], (d['uid'], p['title'])
+    assert seen > 0

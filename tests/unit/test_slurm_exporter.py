@@ -1,13 +1,21 @@
 """The slurm exporter (roles/slurm_exporter/files/gpuhpc_slurm_exporter.py) on
-Slurm output captured in the lab with a known job mix
-(tests/unit/fixtures/slurm_exporter/capture.sh): vic runs a 1-GPU job and
-waits with a 2-GPU one (AssocGrpGRES), nora runs a 1-GPU job in QoS gpu1 and
-waits with a second (QOSMaxGRESPerUser); two nodes of two GPUs."""
+Slurm output captured in the lab, Slurm 22.05 and 24.11, in the capture shape
+with a known job mix (tests/unit/fixtures/slurm_exporter/capture.sh): two
+nodes of two typed a100 GPUs, a hidden second partition, gpu-02 drained with
+one GPU free; running a typed 1-GPU job (vic), a 2-node 1-GPU-per-node job
+(nora) and a CPU job in the hidden partition; pending a 2-node job, a
+2-task GPU-per-task job and a job over its account's GPU cap; one job that
+completed and one that failed. The figures are checked against what
+scontrol says of the same jobs and nodes, captured beside."""
 import glob
 import importlib.util
 import json
 import os
 import subprocess
+
+import threading
+import time
+from collections import Counter
 
 import pytest
 
@@ -60,18 +68,70 @@ def test_the_known_job_mix(capture):
     assert all(ok for ok, dummy in status.values())
     m = values(exporter.metrics_from(results))
     assert m[('slurm_gpus_total',)] == 4
-    assert m[('slurm_gpus_alloc',)] == 2
-    assert m[('slurm_gpus_idle',)] == 2
-    assert m[('slurm_queue_running',)] == 2 and m[('slurm_queue_pending',)] == 2
-    assert m[('slurm_jobs_pending', 'gpu', 'AssocGrpGRES')] == 1
-    assert m[('slurm_jobs_pending', 'gpu', 'QOSMaxGRESPerUser')] == 1
+    assert m[('slurm_gpus_alloc',)] == 3
+    # gpu-02's free GPU is on a drained node: not free for jobs
+    assert m[('slurm_gpus_idle',)] == 0 and m[('slurm_gpus_other',)] == 1
+    assert m[('slurm_nodes_drain',)] == 1
+    assert m[('slurm_partition_gpus_total', 'gpu')] == 4 and m[('slurm_partition_gpus_total', 'short')] == 2
+    assert m[('slurm_partition_gpus_idle', 'gpu')] == 0 and m[('slurm_partition_gpus_idle', 'short')] == 0
+    # typed GPUs counted once: Slurm lists gres/gpu=1 and gres/gpu:a100=1 for one GPU
     assert m[('slurm_account_gpus_running', 'vision')] == 1
-    assert m[('slurm_account_gpus_running', 'nlp')] == 1
+    assert m[('slurm_account_gpus_running', 'nlp')] == 2
     assert m[('slurm_user_gpus_running', 'vic', 'vision')] == 1
-    assert m[('slurm_gpus_pending', 'gpu')] == 3
-    assert m[('slurm_partition_gpus_total', 'gpu')] == 4
+    assert m[('slurm_partition_gpus_running', 'gpu')] == 3
+    assert m[('slurm_queue_running',)] == 3 and m[('slurm_queue_pending',)] == 3
+    # ended jobs that slurmctld still holds
+    assert m[('slurm_queue_completed',)] == 1 and m[('slurm_queue_failed',)] == 1
+    assert m[('slurm_jobs_pending', 'gpu', 'AssocGrpGRES')] == 1
+    assert m[('slurm_gpus_pending', 'gpu', 'AssocGrpGRES')] == 2
+    # each pending job's total: 2 nodes x 1 GPU, 2 tasks x 1 GPU
+    assert sum(v for k, v in m.items() if k[:2] == ('slurm_gpus_pending', 'gpu')) == 6
     assert m[('slurm_scheduler_dbd_queue_size',)] == 0
     assert sum(v for k, v in m.items() if k[0] == 'slurm_node_gpus_total') == 4
+    assert m[('slurm_memory_total_bytes',)] == sum(v for k, v in m.items() if k[0] == 'slurm_node_memory_total_bytes')
+    assert m[('slurm_memory_allocated_bytes',)] > 0
+
+
+def _scontrol(text):
+    """Records of `scontrol show job|node -o`: one dict per line, key=value split at spaces."""
+    out = []
+    for line in text.splitlines():
+        rec = {}
+        for word in line.split():
+            key, sep, value = word.partition('=')
+            if sep:
+                rec[key] = value
+        if rec:
+            out.append(rec)
+    return out
+
+
+def _untyped_gpus(tres):
+    """The gres/gpu=N entry of a TRES string, as Slurm itself totals it."""
+    for part in (tres or '').split(','):
+        if part.startswith('gres/gpu='):
+            return int(part.split('=', 1)[1])
+    return 0
+
+
+def test_the_figures_are_what_scontrol_says(capture):
+    """Truth from Slurm: the same jobs and nodes as scontrol shows them."""
+    m = values(exporter.metrics_from(exporter.scrape(5, run=Replay(capture))[0]))
+    jobs = _scontrol(capture['truth']['jobs']['stdout'])
+    nodes = _scontrol(capture['truth']['nodes']['stdout'])
+    running, pending = Counter(), Counter()
+    for j in jobs:
+        if j['JobState'] == 'RUNNING':
+            running[j['Account']] += _untyped_gpus(j.get('AllocTRES') or j.get('TRES'))
+        elif j['JobState'] == 'PENDING':
+            pending[j['Partition']] += _untyped_gpus(j.get('ReqTRES') or j.get('TRES'))
+    for account, gpus in running.items():
+        assert m[('slurm_account_gpus_running', account)] == gpus
+    for partition, gpus in pending.items():
+        assert sum(v for k, v in m.items() if k[:2] == ('slurm_gpus_pending', partition)) == gpus
+    assert m[('slurm_gpus_alloc',)] == sum(_untyped_gpus(n.get('AllocTRES')) for n in nodes)
+    assert m[('slurm_cpus_total',)] == sum(int(n['CPUTot']) for n in nodes)
+    assert m[('slurm_memory_total_bytes',)] == sum(int(n['RealMemory']) for n in nodes) * 1024 * 1024
 
 
 def test_a_failing_command_leaves_its_metrics_out(capture):
@@ -92,9 +152,24 @@ def test_gpu_counts(text, count):
 @pytest.mark.parametrize('text, count', [
     ('cpu=1,mem=11540M,node=1,billing=1,gres/gpu=2', 2), ('gres/gpu:1', 1), ('gres:gpu:2', 2),
     ('gres/gpu:h100:4', 4), ('N/A', 0),
+    # typed GPUs tracked as TRES too: the untyped entry is the total, not one more
+    ('cpu=3,node=1,billing=3,gres/gpu=3,gres/gpu:a100=3', 3),
+    ('gres/gpu=6,gres/gpu:a100=2,gres/gpu:h100=4', 6),
+    ('gres/gpu:a100=2,gres/gpu:h100=4', 6),  # only typed entries: they add up
 ])
 def test_tres_gpus(text, count):
     assert exporter.tres_gpus(text) == count
+
+
+@pytest.mark.parametrize('args, gpus', [
+    (('cpu=8,node=4,gres/gpu=32', 'N/A', 'gres/gpu:8', 'N/A', 4, 4), 32),  # Slurm's total
+    (('cpu=8,node=4', 'N/A', 'gres/gpu:8', 'N/A', 4, 4), 32),  # gres/gpu not tracked: per node x nodes
+    (('cpu=8,node=2', 'N/A', 'N/A', 'gres/gpu:1', 2, 6), 6),  # per task x tasks
+    (('cpu=8,node=2', 'gres/gpu:3', 'N/A', 'N/A', 2, 2), 3),  # per job
+    (('cpu=8,node=2', 'N/A', 'N/A', 'N/A', 2, 2), 0),
+])
+def test_requested_gpus(args, gpus):
+    assert exporter.requested_gpus(*args) == gpus
 
 
 def test_account_fair_share(capture):
@@ -121,12 +196,72 @@ def test_served_through_prometheus_client(capture):
     registry.register(exporter.collector(5, run=Replay(capture, broken=('sshare',))))
     first = generate_latest(registry).decode()
     second = generate_latest(registry).decode()
-    assert 'slurm_gpus_alloc 2.0' in first
+    assert 'slurm_gpus_alloc 3.0' in first
     assert 'slurm_jobs_pending{partition="gpu",reason="AssocGrpGRES"} 1.0' in first
     assert 'slurm_exporter_command_up{command="sshare"} 0.0' in first
     assert 'slurm_account_fairshare' not in first.replace('# HELP', '')
     assert 'slurm_exporter_command_errors_total{command="sshare"} 1.0' in first
     assert 'slurm_exporter_command_errors_total{command="sshare"} 2.0' in second
+    # names of the exporter dashboard 4323 reads, and counters as counters
+    assert '# TYPE slurm_scheduler_backfilled_jobs_since_start_total counter' in first
+    assert '# TYPE slurm_scheduler_queue_size gauge' in first
+    assert 'slurm_scheduler_agent_queue_size' not in first
+
+
+class Slow(Replay):
+    """A Slurm that takes `delay` seconds per command, or hangs past the budget (timeout) for `broken` ones."""
+
+    def __init__(self, capture, delay, broken=()):
+        Replay.__init__(self, capture, broken)
+        self.delay, self.lock = delay, threading.Lock()
+
+    def __call__(self, argv, **kwargs):
+        with self.lock:
+            self.calls.append(argv)
+        name = next(n for n, c in self.capture['commands'].items() if c['argv'] == argv)
+        if name in self.broken:  # what subprocess.run does with a command that outlives its timeout
+            time.sleep(kwargs['timeout'])
+            raise subprocess.TimeoutExpired(argv, kwargs['timeout'])
+        time.sleep(self.delay)
+        c = self.capture['commands'][name]
+        return subprocess.CompletedProcess(argv, c['rc'], c['stdout'], c['stderr'])
+
+
+def test_commands_run_at_once(capture):
+    t0 = time.time()
+    results, status = exporter.scrape(5, run=Slow(capture, 0.4))
+    assert time.time() - t0 < 1.2  # four commands of 0.4 s each: 1.6 s one after another
+    assert all(ok for ok, dummy in status.values())
+
+
+def test_slurmctld_down_the_scrape_ends_within_its_budget(capture):
+    """slurmctld does not answer: every command is stopped at the budget, and the scrape
+    still answers in time, saying which commands failed."""
+    from prometheus_client import CollectorRegistry, generate_latest
+    registry = CollectorRegistry()
+    registry.register(exporter.collector(1, run=Slow(capture, 0, broken=tuple(exporter.COMMANDS))))
+    t0 = time.time()
+    text = generate_latest(registry).decode()
+    assert time.time() - t0 < 2.5  # within the budget (1 s) and the join's grace, not 4 x 1 s
+    for name in exporter.COMMANDS:
+        assert 'slurm_exporter_command_up{command="%s"} 0.0' % name in text
+    assert 'slurm_gpus_total' not in text.replace('# HELP', '')
+
+
+def test_overlapping_scrapes_share_one_run(capture):
+    slow = Slow(capture, 0.5)
+    c = exporter.collector(5, run=slow)
+    texts = []
+    threads = [threading.Thread(target=lambda: texts.append(list(c.collect()))) for dummy in range(3)]
+    for t in threads:
+        t.start()
+        time.sleep(0.05)
+    for t in threads:
+        t.join()
+    assert len(slow.calls) == len(exporter.COMMANDS)  # one set of commands for three scrapes
+    assert len(texts) == 3 and all(len(t) == len(texts[0]) for t in texts)
+    shared = [f for f in list(c.collect()) if f.name == 'slurm_exporter_scrapes_shared']
+    assert shared[0].samples[0].value == 2
 
 
 def test_backfill_cycle_figures_before_the_first_cycle_read_as_zero():

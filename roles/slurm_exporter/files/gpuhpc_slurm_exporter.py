@@ -4,55 +4,75 @@
 """Slurm metrics for Prometheus, GPU-aware (gpuhpc.slurm's own Slurm exporter).
 
 Each scrape runs a fixed set of Slurm commands, never one per node or job,
-each with a timeout. A command that fails is reported by
+all at once, each within the scrape's time budget, so that a scrape ends in
+time even when slurmctld does not answer. A command that fails is reported by
 slurm_exporter_command_up{command}=0 and an error counter, and its metrics are
-left out of that scrape: no stale numbers presented as fresh.
+left out of that scrape: no stale numbers presented as fresh. Scrapes that
+arrive while one runs share its result (single flight): a struggling
+slurmctld never gets more than one set of commands at a time.
 """
 
 import argparse
+import os
+import pwd
 import re
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter, defaultdict
 
-# The commands of one scrape: name -> argv.
+# The commands of one scrape: name -> argv. sinfo -a and squeue -a: hidden
+# partitions too. squeue -t all: jobs that ended and slurmctld still holds
+# (for MinJobAge, 300 s by default) count in their end state.
 COMMANDS = {
-    'sinfo': ['sinfo', '-h', '-N', '-O',
+    'sinfo': ['sinfo', '-h', '-a', '-N', '-O',
               'NodeHost:|,StateLong:|,Partition:|,CPUsState:|,Gres:|,GresUsed:|,AllocMem:|,Memory:|'],
-    'squeue': ['squeue', '-h', '-a', '-r', '-O',
-               'JobID:|,State:|,Partition:|,Account:|,UserName:|,Reason:|,NumCPUs:|,tres-alloc:|,tres-per-node:|,'
-               'tres-per-job:|'],
+    'squeue': ['squeue', '-h', '-a', '-r', '-t', 'all', '-O',
+               'JobID:|,State:|,Partition:|,Account:|,UserName:|,Reason:|,NumCPUs:|,NumNodes:|,NumTasks:|,'
+               'tres-alloc:|,tres-per-job:|,tres-per-node:|,tres-per-task:|'],
     'sdiag': ['sdiag'],
     'sshare': ['sshare', '-h', '-a', '-P', '-o', 'Account,User,RawShares,NormShares,RawUsage,EffectvUsage,FairShare'],
+    'config': ['scontrol', 'show', 'config'],
 }
 
 NODE_STATES = ('alloc', 'comp', 'down', 'drain', 'err', 'fail', 'idle', 'maint', 'mix', 'resv')
+# Node states whose free GPUs a job can be given now.
+IN_SERVICE = ('alloc', 'comp', 'idle', 'mix')
 JOB_STATES = ('pending', 'running', 'suspended', 'cancelled', 'completing', 'completed', 'configuring', 'failed',
-              'timeout', 'preempted', 'node_fail')
+              'timeout', 'preempted', 'node_fail', 'boot_fail', 'deadline', 'out_of_memory', 'requeued')
 
 
 # --- parsing -----------------------------------------------------------------
 
+def _gpu_entries(parts, pattern):
+    """Sum GPU counts of entries, counting a typed entry only where no untyped one says the total.
+
+    Slurm lists a typed GPU twice where the type is tracked too
+    (AccountingStorageTRES=gres/gpu,gres/gpu:a100): `gres/gpu=3,gres/gpu:a100=3`
+    is three GPUs, not six. Without the untyped total, the typed entries add up.
+    """
+    untyped, typed = None, 0
+    for part in parts:
+        m = re.match(pattern, part.strip())
+        if not m:
+            continue
+        if m.group('type') is None:
+            untyped = (untyped or 0) + int(m.group('count'))
+        else:
+            typed += int(m.group('count'))
+    return typed if untyped is None else untyped
+
+
 def gpu_count(gres):
     """GPUs in a sinfo Gres/GresUsed string: 'gpu:2', 'gpu:h100:8(S:0-1)', 'gpu:1(IDX:0),shard:0' -> count."""
-    total = 0
-    for part in re.split(r',(?![^(]*\))', gres or ''):
-        m = re.match(r'^gpu(?::[^:(]+)?:(\d+)', part.strip())
-        if m:
-            total += int(m.group(1))
-    return total
+    return _gpu_entries(re.split(r',(?![^(]*\))', gres or ''), r'^gpu(?::(?P<type>[^:(]+))?:(?P<count>\d+)')
 
 
 def tres_gpus(tres):
-    """GPUs in a TRES string: 'cpu=1,gres/gpu=2' or 'gres/gpu:h100=2' or 'gres:gpu:2' (per node / per job)."""
-    total = 0
-    for part in (tres or '').split(','):
-        part = part.strip()
-        m = re.match(r'^gres[/:]gpu(?::[^=:]+)?[=:](\d+)$', part)
-        if m:
-            total += int(m.group(1))
-    return total
+    """GPUs in a TRES string: 'cpu=1,gres/gpu=2', 'gres/gpu=3,gres/gpu:a100=3' (3), 'gres/gpu:h100=2',
+    or a request such as 'gres/gpu:2', 'gres:gpu:a100:2'."""
+    return _gpu_entries((tres or '').split(','), r'^gres[/:]gpu(?::(?P<type>[^=:]+))?[=:](?P<count>\d+)$')
 
 
 def node_state(text):
@@ -69,7 +89,7 @@ def node_state(text):
 
 
 def parse_sinfo(out):
-    """Nodes (each once) and partitions from `sinfo -N -O ...|` lines."""
+    """Nodes (each once) and partitions from `sinfo -N -O ...|` lines (a node in two partitions has two)."""
     nodes, partitions = {}, defaultdict(Counter)
     for line in out.splitlines():
         cells = [c.strip() for c in line.split('|')]
@@ -81,12 +101,35 @@ def parse_sinfo(out):
         node = dict(state=node_state(state), cpus_alloc=alloc, cpus_idle=idle, cpus_other=other, cpus_total=total,
                     gpus_total=gpus_total, gpus_alloc=gpus_alloc,
                     mem_alloc=int(alloc_mem or 0), mem_total=int(memory or 0))
+        # GPUs a job could be given now: not allocated, on a node that takes jobs
+        node['gpus_idle'] = gpus_total - gpus_alloc if node['state'] in IN_SERVICE else 0
         nodes[name] = node
         p = partitions[partition.rstrip('*')]
-        for key in ('cpus_alloc', 'cpus_idle', 'cpus_other', 'cpus_total', 'gpus_total', 'gpus_alloc'):
+        for key in ('cpus_alloc', 'cpus_idle', 'cpus_other', 'cpus_total', 'gpus_total', 'gpus_alloc', 'gpus_idle'):
             p[key] += node[key]
         p['nodes'] += 1
     return nodes, dict(partitions)
+
+
+def _count(text):
+    try:
+        return int(text)
+    except ValueError:
+        return 0
+
+
+def requested_gpus(tres_req, per_job, per_node, per_task, nodes, tasks):
+    """GPUs a pending job asks for in all.
+
+    squeue's tres-alloc of a pending job is Slurm's own total of the request
+    (its tres_req_str: per-node counts times the nodes, per-task counts times
+    the tasks). Where that lists no GPU (gres/gpu is not in
+    AccountingStorageTRES), the request itself is multiplied out.
+    """
+    total = tres_gpus(tres_req)
+    if total:
+        return total
+    return tres_gpus(per_job) or tres_gpus(per_node) * max(nodes, 1) or tres_gpus(per_task) * max(tasks, 1)
 
 
 def parse_squeue(out):
@@ -94,50 +137,50 @@ def parse_squeue(out):
     jobs = []
     for line in out.splitlines():
         cells = [c.strip() for c in line.split('|')]
-        if len(cells) < 10 or not cells[0]:
+        if len(cells) < 13 or not cells[0]:
             continue
-        jobid, state, partition, account, user, reason, cpus, tres_alloc, per_node, per_job = cells[:10]
+        state, partition, account, user, reason, cpus, nodes, tasks, tres, per_job, per_node, per_task = cells[1:13]
         state = state.lower()
-        gpus = tres_gpus(tres_alloc) if state == 'running' else (tres_gpus(per_job) or tres_gpus(per_node))
-        jobs.append(dict(id=jobid, state=state, partition=partition, account=account, user=user,
-                         reason=reason, cpus=int(cpus or 0), gpus=gpus))
+        if state == 'pending':
+            gpus = requested_gpus(tres, per_job, per_node, per_task, _count(nodes), _count(tasks))
+        else:
+            gpus = tres_gpus(tres)
+        jobs.append(dict(state=state, partition=partition, account=account, user=user,
+                         reason=reason, cpus=_count(cpus), gpus=gpus))
     return jobs
 
 
+# sdiag's lines: (section or None for any, label, metric name). Counters end in _total.
 SDIAG = (
-    ('Server thread count', 'threads'),
-    ('Agent queue size', 'agent_queue_size'),
-    ('DBD Agent queue size', 'dbd_queue_size'),
-    ('Last cycle', 'last_cycle'),
-    ('Mean cycle', 'mean_cycle'),
-    ('Cycles per minute', 'cycle_per_minute'),
-    ('Total backfilled jobs (since last slurm start)', 'total_backfilled_jobs_since_start'),
-    ('Total backfilled jobs (since last stats cycle start)', 'total_backfilled_jobs_since_cycle'),
-    ('Total backfilled heterogeneous job components', 'total_backfilled_heterogeneous'),
+    (None, 'Server thread count', 'threads'),
+    (None, 'Agent queue size', 'queue_size'),
+    (None, 'DBD Agent queue size', 'dbd_queue_size'),
+    ('main', 'Last cycle', 'last_cycle'),
+    ('main', 'Mean cycle', 'mean_cycle'),
+    ('main', 'Cycles per minute', 'cycle_per_minute'),
+    ('backfill', 'Last cycle', 'backfill_last_cycle'),
+    ('backfill', 'Mean cycle', 'backfill_mean_cycle'),
+    ('backfill', 'Depth Mean', 'backfill_depth_mean'),
+    ('backfill', 'Total backfilled jobs (since last slurm start)', 'backfilled_jobs_since_start_total'),
+    ('backfill', 'Total backfilled jobs (since last stats cycle start)', 'backfilled_jobs_since_cycle_total'),
+    ('backfill', 'Total backfilled heterogeneous job components', 'backfilled_heterogeneous_total'),
 )
 
 
 def parse_sdiag(out):
-    """Scheduler figures from sdiag's text; the backfill section's cycles get a backfill_ prefix."""
-    found, section = {}, 'main'
+    """Scheduler figures from sdiag's text, by section (main scheduler, backfill)."""
+    found, section = {}, 'other'
     for line in out.splitlines():
-        if line.startswith('Backfilling stats'):
-            section = 'backfill'
-        elif line.startswith('Main schedule statistics'):
-            section = 'main'
+        if line and not line[0].isspace():  # a line at the margin starts a section
+            section = ('main' if line.startswith('Main schedule statistics') else
+                       'backfill' if line.startswith('Backfilling stats') else 'other')
         m = re.match(r'^\s*([^:]+?):\s+(\d+)', line)
         if not m:
             continue
         label, value = m.group(1).strip(), int(m.group(2))
-        for text, name in SDIAG:
-            if label == text:
-                if section == 'backfill' and name in ('last_cycle', 'mean_cycle'):
-                    name = 'backfill_' + name
-                elif section == 'backfill' and label == 'Depth Mean':
-                    name = 'backfill_depth_mean'
+        for where, text, name in SDIAG:
+            if label == text and where in (None, section):
                 found.setdefault(name, value)
-        if section == 'backfill' and label == 'Depth Mean':
-            found.setdefault('backfill_depth_mean', value)
     if 'Backfilling stats' in out:
         # sdiag prints the cycle figures only once a backfill cycle has run: none yet reads as 0
         for name in ('backfill_last_cycle', 'backfill_mean_cycle', 'backfill_depth_mean'):
@@ -170,9 +213,41 @@ def parse_sshare(out):
     return accounts
 
 
+# What PrivateData may hide from a user who is not privileged.
+PRIVATE = ('accounts', 'jobs', 'nodes', 'partitions', 'reservations', 'usage', 'users')
+
+
+def parse_config(out):
+    """PrivateData and SlurmUser from `scontrol show config`."""
+    found = {}
+    for line in out.splitlines():
+        key, sep, value = line.partition('=')
+        if sep and key.strip() in ('PrivateData', 'SlurmUser'):
+            found[key.strip()] = value.strip()
+    private = found.get('PrivateData', 'none').lower()
+    return dict(private=sorted(p for p in PRIVATE if p in private),
+                slurm_user=found.get('SlurmUser', '').split('(')[0])
+
+
+def whoami():
+    try:
+        return pwd.getpwuid(os.getuid()).pw_name
+    except KeyError:
+        return str(os.getuid())
+
+
+def view_partial(config, user):
+    """What PrivateData hides from `user`: nothing from root and SlurmUser, who see all."""
+    if user in ('root', config['slurm_user']):
+        return []
+    return config['private']
+
+
 # --- metrics -------------------------------------------------------------------
 
 class Sample:
+    """One metric family: a gauge, or a counter when its name ends in _total."""
+
     def __init__(self, name, help_text, labels=None):
         self.name, self.help, self.labels, self.values = name, help_text, labels or (), []
 
@@ -181,7 +256,15 @@ class Sample:
         return self
 
 
-def metrics_from(results):
+def _sum_by(jobs, key, field=None):
+    """{key(job): count of jobs, or sum of job[field]}."""
+    out = Counter()
+    for j in jobs:
+        out[key(j)] += 1 if field is None else j[field]
+    return sorted(out.items())
+
+
+def metrics_from(results, user=None):
     """Metric families from the parsed outputs of the commands that answered."""
     out = []
 
@@ -197,76 +280,83 @@ def metrics_from(results):
         states = Counter(n['state'] for n in nodes.values())
         for state in NODE_STATES:
             gauge('slurm_nodes_%s' % state, 'Nodes in state %s' % state, states.get(state, 0))
-        gauge('slurm_nodes_other', 'Nodes in another state', sum(v for k, v in states.items() if k == 'other'))
+        gauge('slurm_nodes_other', 'Nodes in another state', states.get('other', 0))
         for key in ('alloc', 'idle', 'other', 'total'):
             gauge('slurm_cpus_%s' % key, 'CPUs %s' % key, sum(n['cpus_' + key] for n in nodes.values()))
         total = sum(n['gpus_total'] for n in nodes.values())
         alloc = sum(n['gpus_alloc'] for n in nodes.values())
-        unusable = sum(n['gpus_total'] - n['gpus_alloc'] for n in nodes.values()
-                       if n['state'] in ('down', 'drain', 'fail', 'err', 'maint'))
+        idle = sum(n['gpus_idle'] for n in nodes.values())
         gauge('slurm_gpus_total', 'GPUs', total)
         gauge('slurm_gpus_alloc', 'GPUs allocated to jobs', alloc)
-        gauge('slurm_gpus_other', 'GPUs on nodes that cannot run jobs', unusable)
-        gauge('slurm_gpus_idle', 'GPUs free for jobs', total - alloc - unusable)
+        gauge('slurm_gpus_other', 'GPUs neither allocated nor free: on nodes that take no jobs (down, drained, '
+              'failed, in maintenance, reserved)', total - alloc - idle)
+        gauge('slurm_gpus_idle', 'GPUs free for jobs: not allocated, on nodes that take jobs', idle)
         gauge('slurm_gpus_utilization', 'Share of GPUs allocated', float(alloc) / total if total else 0.0)
+        gauge('slurm_memory_allocated_bytes', 'Memory allocated to jobs',
+              sum(n['mem_alloc'] for n in nodes.values()) * MIB)
+        gauge('slurm_memory_total_bytes', 'Memory of the nodes (RealMemory)',
+              sum(n['mem_total'] for n in nodes.values()) * MIB)
         for key, help_text in (('cpus_allocated', 'CPUs allocated'), ('cpus_idle', 'CPUs idle'),
                                ('cpus_other', 'CPUs in another state'), ('cpus_total', 'CPUs'),
-                               ('gpus_allocated', 'GPUs allocated'), ('gpus_total', 'GPUs')):
+                               ('gpus_allocated', 'GPUs allocated'), ('gpus_total', 'GPUs'),
+                               ('gpus_idle', 'GPUs free for jobs (not allocated, on nodes that take jobs)')):
             s = gauge('slurm_partition_%s' % key, '%s in the partition' % help_text, labels=('partition',))
             src = key.replace('allocated', 'alloc')
             for name, p in sorted(partitions.items()):
                 s.add(p[src], name)
+        per_node = (('slurm_node_gpus_total', 'GPUs of the node', 'gpus_total', 1),
+                    ('slurm_node_gpus_allocated', 'GPUs of the node allocated to jobs', 'gpus_alloc', 1),
+                    ('slurm_node_cpus_allocated', 'CPUs of the node allocated to jobs', 'cpus_alloc', 1),
+                    ('slurm_node_cpus_total', 'CPUs of the node', 'cpus_total', 1),
+                    ('slurm_node_memory_allocated_bytes', 'Memory of the node allocated to jobs', 'mem_alloc', MIB),
+                    ('slurm_node_memory_total_bytes', 'Memory of the node (RealMemory)', 'mem_total', MIB))
         s_state = gauge('slurm_node_state', 'Node state (1 for the current state)', labels=('node', 'state'))
-        s_gt = gauge('slurm_node_gpus_total', 'GPUs of the node', labels=('node',))
-        s_ga = gauge('slurm_node_gpus_allocated', 'GPUs of the node allocated to jobs', labels=('node',))
-        s_ca = gauge('slurm_node_cpus_allocated', 'CPUs of the node allocated to jobs', labels=('node',))
-        s_ct = gauge('slurm_node_cpus_total', 'CPUs of the node', labels=('node',))
+        series = [(gauge(name, help_text, labels=('node',)), key, scale) for name, help_text, key, scale in per_node]
         for name, n in sorted(nodes.items()):
             s_state.add(1, name, n['state'])
-            s_gt.add(n['gpus_total'], name)
-            s_ga.add(n['gpus_alloc'], name)
-            s_ca.add(n['cpus_alloc'], name)
-            s_ct.add(n['cpus_total'], name)
+            for s, key, scale in series:
+                s.add(n[key] * scale, name)
 
     if 'squeue' in results:
         jobs = results['squeue']
         states = Counter(j['state'] for j in jobs)
         for state in JOB_STATES:
-            gauge('slurm_queue_%s' % state, 'Jobs %s' % state, states.get(state, 0))
+            gauge('slurm_queue_%s' % state, 'Jobs %s (ended ones while slurmctld holds them, MinJobAge)' % state,
+                  states.get(state, 0))
         running = [j for j in jobs if j['state'] == 'running']
         pending = [j for j in jobs if j['state'] == 'pending']
-        part_pending = gauge('slurm_partition_jobs_pending', 'Pending jobs in the partition', labels=('partition',))
-        for name, count in sorted(Counter(j['partition'] for j in pending).items()):
-            part_pending.add(count, name)
-        by_reason = gauge('slurm_jobs_pending', 'Pending jobs by partition and reason', labels=('partition', 'reason'))
-        for (part, reason), count in sorted(Counter((j['partition'], j['reason']) for j in pending).items()):
-            by_reason.add(count, part, reason)
-        gpus_pending = gauge('slurm_gpus_pending', 'GPUs asked for by pending jobs', labels=('partition',))
-        for part in sorted(set(j['partition'] for j in pending)):
-            gpus_pending.add(sum(j['gpus'] for j in pending if j['partition'] == part), part)
-        for scope, key in (('account', lambda j: (j['account'],)), ('user', lambda j: (j['user'], j['account']))):
-            labels = ('account',) if scope == 'account' else ('user', 'account')
-            jp = gauge('slurm_%s_jobs_pending' % scope, 'Pending jobs per %s' % scope, labels=labels)
-            jr = gauge('slurm_%s_jobs_running' % scope, 'Running jobs per %s' % scope, labels=labels)
-            cr = gauge('slurm_%s_cpus_running' % scope, 'CPUs of running jobs per %s' % scope, labels=labels)
-            gr = gauge('slurm_%s_gpus_running' % scope, 'GPUs allocated to running jobs per %s' % scope, labels=labels)
-            for k, count in sorted(Counter(key(j) for j in pending).items()):
-                jp.add(count, *k)
-            groups = defaultdict(list)
-            for j in running:
-                groups[key(j)].append(j)
-            for k, js in sorted(groups.items()):
-                jr.add(len(js), *k)
-                cr.add(sum(j['cpus'] for j in js), *k)
-                gr.add(sum(j['gpus'] for j in js), *k)
-        pgr = gauge('slurm_partition_gpus_running', 'GPUs allocated to running jobs per partition',
-                    labels=('partition',))
-        for part in sorted(set(j['partition'] for j in running)):
-            pgr.add(sum(j['gpus'] for j in running if j['partition'] == part), part)
+        for name, help_text, jobs_of, key, field, labels in (
+                ('slurm_partition_jobs_pending', 'Pending jobs in the partition', pending,
+                 lambda j: (j['partition'],), None, ('partition',)),
+                ('slurm_jobs_pending', 'Pending jobs by partition and reason', pending,
+                 lambda j: (j['partition'], j['reason']), None, ('partition', 'reason')),
+                ('slurm_gpus_pending', 'GPUs asked for by pending jobs (each job\'s total), by partition and reason',
+                 pending, lambda j: (j['partition'], j['reason']), 'gpus', ('partition', 'reason')),
+                ('slurm_partition_gpus_running', 'GPUs allocated to running jobs per partition', running,
+                 lambda j: (j['partition'],), 'gpus', ('partition',))):
+            s = gauge(name, help_text, labels=labels)
+            for k, value in _sum_by(jobs_of, key, field):
+                s.add(value, *k)
+        for scope, key, labels in (('account', lambda j: (j['account'],), ('account',)),
+                                   ('user', lambda j: (j['user'], j['account']), ('user', 'account'))):
+            for what, jobs_of, field, help_text in (
+                    ('jobs_pending', pending, None, 'Pending jobs'), ('jobs_running', running, None, 'Running jobs'),
+                    ('cpus_running', running, 'cpus', 'CPUs of running jobs'),
+                    ('gpus_running', running, 'gpus', 'GPUs allocated to running jobs')):
+                s = gauge('slurm_%s_%s' % (scope, what), '%s per %s' % (help_text, scope), labels=labels)
+                for k, value in _sum_by(jobs_of, key, field):
+                    s.add(value, *k)
 
     if 'sdiag' in results:
         for name, value in sorted(results['sdiag'].items()):
-            gauge('slurm_scheduler_%s' % name, 'sdiag: %s' % name, value)
+            gauge('slurm_scheduler_%s' % name, 'sdiag: %s' % name.replace('_', ' '), value)
+
+    if 'config' in results:
+        hidden = view_partial(results['config'], user or whoami())
+        s = gauge('slurm_exporter_view_partial', 'What PrivateData hides from the exporter\'s user, by kind (1 hidden): '
+                  'run it as SlurmUser or a Slurm operator', labels=('kind',))
+        for kind in PRIVATE:
+            s.add(1 if kind in hidden else 0, kind)
 
     if 'sshare' in results:
         for key, name, help_text in (
@@ -279,57 +369,118 @@ def metrics_from(results):
     return out
 
 
-PARSERS = dict(sinfo=parse_sinfo, squeue=parse_squeue, sdiag=parse_sdiag, sshare=parse_sshare)
+MIB = 1024 * 1024
+PARSERS = dict(sinfo=parse_sinfo, squeue=parse_squeue, sdiag=parse_sdiag, sshare=parse_sshare, config=parse_config)
 
 
-def scrape(timeout, run=subprocess.run, errors=None):
-    """Run the commands, parse what answered; return (results, per-command status and seconds)."""
-    results, status = {}, {}
-    for name, argv in COMMANDS.items():
-        t0 = time.time()
+def _run_one(name, argv, budget, run, into):
+    t0 = time.time()
+    ok = False
+    try:
+        proc = run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=budget, check=False)
+        if proc.returncode == 0:
+            into[name] = PARSERS[name](proc.stdout)
+            ok = True
+    except (OSError, subprocess.SubprocessError, ValueError):
         ok = False
-        try:
-            proc = run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout, check=False)
-            if proc.returncode == 0:
-                results[name] = PARSERS[name](proc.stdout)
-                ok = True
-        except (OSError, subprocess.SubprocessError, ValueError):
-            ok = False
-        status[name] = (ok, time.time() - t0)
-        if not ok and errors is not None:
+    return ok, time.time() - t0
+
+
+def scrape(budget, run=subprocess.run, errors=None):
+    """Run the commands at once, each within budget seconds, and parse what answered;
+    return (results, {command: (ok, seconds)})."""
+    results, status, threads = {}, {}, []
+    for name, argv in COMMANDS.items():
+        def work(name=name, argv=argv):
+            status[name] = _run_one(name, argv, budget, run, results)
+        t = threading.Thread(target=work, name='slurm-' + name, daemon=True)
+        t.start()
+        threads.append((name, t))
+    deadline = time.time() + budget + 1  # subprocess.run kills a command at its timeout
+    for name, t in threads:
+        t.join(max(0.0, deadline - time.time()))
+    for name, dummy in threads:
+        if name not in status:  # still running past the budget: counted as failed
+            status[name] = (False, budget)
+            results.pop(name, None)
+        if not status[name][0] and errors is not None:
             errors[name] += 1
     return results, status
 
 
-def collector(timeout, run=subprocess.run):
-    """A prometheus_client collector that scrapes Slurm on every collect()."""
+class SingleFlight(object):
+    """One scrape at a time: a scrape that arrives while one runs waits for it and takes its result."""
+
+    def __init__(self, fn):
+        self.fn, self.cond, self.running, self.generation, self.result = fn, threading.Condition(), False, 0, None
+        self.shared = 0
+
+    def __call__(self):
+        with self.cond:
+            if self.running:
+                generation = self.generation
+                while self.running and self.generation == generation:
+                    self.cond.wait()
+                self.shared += 1
+                return self.result
+            self.running = True
+        result = None
+        try:
+            result = self.fn()
+        finally:
+            with self.cond:
+                self.result, self.running = result, False
+                self.generation += 1
+                self.cond.notify_all()
+        return result
+
+
+def collector(budget, run=subprocess.run):
+    """A prometheus_client collector: each collect() runs (or joins) one scrape of Slurm."""
     from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
-    errors = Counter()
+    errors, user, warned = Counter(), whoami(), []
 
     def family(sample):
-        cls = CounterMetricFamily if sample.name.endswith('_errors_total') else GaugeMetricFamily
-        name = sample.name[:-len('_total')] if cls is CounterMetricFamily else sample.name
-        fam = cls(name, sample.help, labels=list(sample.labels))
+        if sample.name.endswith('_total'):
+            fam = CounterMetricFamily(sample.name[:-len('_total')], sample.help, labels=list(sample.labels))
+        else:
+            fam = GaugeMetricFamily(sample.name, sample.help, labels=list(sample.labels))
         for labels, value in sample.values:
             fam.add_metric(list(labels), value)
         return fam
 
+    def one_scrape():
+        t0 = time.time()
+        results, status = scrape(budget, run=run, errors=errors)
+        samples = metrics_from(results, user)
+        hidden = view_partial(results['config'], user) if 'config' in results else []
+        if hidden and hidden != warned:
+            sys.stderr.write('PrivateData=%s hides %s from user %s: run the exporter as SlurmUser (%s) or make %s '
+                             'a Slurm operator, or its figures leave out what it cannot see\n'
+                             % (','.join(results['config']['private']), ', '.join(hidden), user,
+                                results['config']['slurm_user'], user))
+        warned[:] = hidden
+        up = Sample('slurm_exporter_command_up', 'Whether the Slurm command answered', ('command',))
+        took = Sample('slurm_exporter_command_duration_seconds', 'Seconds the Slurm command took', ('command',))
+        err = Sample('slurm_exporter_command_errors_total', 'Failed runs of the Slurm command', ('command',))
+        for name in COMMANDS:
+            up.add(1 if status[name][0] else 0, name)
+            took.add(round(status[name][1], 4), name)
+            err.add(errors[name], name)
+        return samples + [up, took, err,
+                          Sample('slurm_exporter_scrape_duration_seconds', 'Seconds of the scrape').add(time.time() - t0),
+                          Sample('slurm_exporter_scrape_budget_seconds',
+                                 'Seconds a scrape may take (each command is stopped then)').add(budget)]
+
+    flight = SingleFlight(one_scrape)
+
     class SlurmCollector(object):
         def collect(self):
-            t0 = time.time()
-            results, status = scrape(timeout, run=run, errors=errors)
-            samples = metrics_from(results)
-            up = Sample('slurm_exporter_command_up', 'Whether the Slurm command answered', ('command',))
-            took = Sample('slurm_exporter_command_duration_seconds', 'Seconds the Slurm command took', ('command',))
-            err = Sample('slurm_exporter_command_errors_total', 'Failed runs of the Slurm command', ('command',))
-            for name in COMMANDS:
-                up.add(1 if status[name][0] else 0, name)
-                took.add(round(status[name][1], 4), name)
-                err.add(errors[name], name)
-            samples += [up, took, err,
-                        Sample('slurm_exporter_scrape_duration_seconds', 'Seconds of the scrape').add(time.time() - t0)]
-            for sample in samples:
+            samples = flight() or []
+            shared = Sample('slurm_exporter_scrapes_shared_total',
+                            'Scrapes that arrived while another ran and took its result').add(flight.shared)
+            for sample in samples + [shared]:
                 yield family(sample)
 
     return SlurmCollector()
@@ -338,7 +489,9 @@ def collector(timeout, run=subprocess.run):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--listen', default='0.0.0.0:9341', help='address:port to serve /metrics on')
-    parser.add_argument('--timeout', type=float, default=10, help='seconds one Slurm command may take')
+    parser.add_argument('--timeout', type=float, default=8,
+                        help='seconds a scrape may take: the commands run at once and each is stopped then '
+                             '(keep it below the scrape_timeout of Prometheus)')
     args = parser.parse_args(argv)
     from prometheus_client import CollectorRegistry, start_http_server
 
