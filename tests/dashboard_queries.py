@@ -8,7 +8,7 @@ prints one JSON object per line, one per query:
      "panel": "<panel title, or 'variable <name>'>", "ref": "<refId, or 'variable'>",
      "instant": <true for an instant query>, "expr": "<as written>",
      "expr_substituted": "<Grafana variables replaced: valid PromQL for a real Prometheus>",
-     "metrics": ["<metric names it reads>", ...], "dcgm": <true when it reads DCGM_* metrics>}
+     "metrics": ["<metric names it reads>", ...], "dcgm": <true when it reads DCGM_* metrics, or series recorded from them>}
 
 Queries are every panel target's expr (rows and their nested panels
 included) and the series selector of each query variable
@@ -166,7 +166,7 @@ def describe(path):
         out.append(dict(dashboard=dashboard.get('uid', ''), title=dashboard.get('title', ''), file=path,
                         panel=r['panel'], ref=r['ref'], instant=r['instant'], expr=r['expr'],
                         expr_substituted=substituted, metrics=names,
-                        dcgm=any(n.startswith('DCGM_') for n in names)))
+                        dcgm=any('DCGM_' in n for n in names)))
     return out
 
 

@@ -141,7 +141,7 @@ def test_conventions():
         where = '%s, group %s, rule %s' % (os.path.basename(path), group['name'], rule.get('alert', rule.get('record')))
         assert group['name'].startswith('gpuhpc-'), where
         if 'record' in rule:
-            assert rule['record'].startswith('gpuhpc:'), where
+            assert re.fullmatch(r'[a-z_]+:[A-Za-z0-9_]+:[a-z0-9_]+', rule['record']), where  # level:metric:operations
             assert rule['record'] not in names, 'recorded twice: ' + where
             names.add(rule['record'])
             assert 'labels' not in rule and 'for' not in rule, where

@@ -6,7 +6,8 @@ The metric contract: node_* names captured from a real node_exporter and
 slurm_* names captured from the collection's Slurm exporter, both in the lab
 (tests/unit/fixtures/metrics/, each file says how); DCGM names from the
 dcgm_exporter role's counters; and up, which Prometheus writes for every
-target. Query syntax is checked with promtool in
+target; series of the collection's recording rules, when the metrics they
+are made of are in the contract. Query syntax is checked with promtool in
 tests/integration/test_grafana_role.py (promtool is installed there)."""
 import glob
 import json
@@ -57,7 +58,20 @@ def dcgm_names():
 CONTRACT = dict(node=names_from(node_fixture()), slurm=names_from('slurm_exporter.txt'), dcgm=dcgm_names())
 
 
+def recorded():
+    """Series the collection's recording rules make: {name: the metrics they are made of}."""
+    path = os.path.join(ROOT, 'roles', 'prometheus', 'files', 'rules', 'gpuhpc-recording.yml')
+    with open(path, encoding='utf-8') as f:
+        rules = [r for g in yaml.safe_load(f)['groups'] for r in g['rules']]
+    return {r['record']: dq.metric_names(r['expr']) for r in rules}
+
+
+RECORDED = recorded()
+
+
 def contract_has(name):
+    if name in RECORDED:  # a recorded series holds if what it is made of does
+        return all(contract_has(n) for n in RECORDED[name])
     if name.startswith('node_'):
         return name in CONTRACT['node']
     if name.startswith('slurm_'):
@@ -164,7 +178,7 @@ def test_the_cli_prints_one_json_line_per_query():
         assert {'dashboard', 'panel', 'expr', 'expr_substituted', 'dcgm', 'instant', 'metrics'} <= set(r)
         assert '$' not in r['expr_substituted'], r
         assert '[[' not in r['expr_substituted'], r
-        assert r['dcgm'] == any(n.startswith('DCGM_') for n in r['metrics']), r
+        assert r['dcgm'] == any('DCGM_' in n for n in r['metrics']), r
         assert r['metrics'], r
     assert {r['dashboard'] for r in records} == EXPECTED
     assert any(r['dcgm'] for r in records) and not all(r['dcgm'] for r in records)
@@ -255,7 +269,8 @@ def test_variables_are_defined_and_query_variables_sit_in_regex_matchers(name):
 def all_metrics(uid):
     d = next(d for d in DASHBOARDS.values() if d['uid'] == uid)
     values = dq.variable_values(d)
-    return {n for query in dq.queries(d) for n in dq.metric_names(dq.substitute(query[1], values))}
+    names = {n for query in dq.queries(d) for n in dq.metric_names(dq.substitute(query[1], values))}
+    return names | {source for n in names for source in RECORDED.get(n, ())}
 
 
 def test_the_overview_covers_the_articles_metrics_table():
@@ -314,12 +329,13 @@ def test_the_node_slurm_and_team_dashboards_cover_their_layer():
 
 def test_gpu_hours_are_allocations_summed_per_minute():
     """GPU-hours per account: every minute of the range, the GPUs its running
-    jobs hold; summed and / 60 (a sum, so minutes without jobs count 0)."""
+    jobs hold (the recorded sum per account); summed and / 60 (a sum, so
+    minutes without jobs count 0)."""
     d = next(d for d in DASHBOARDS.values() if d['uid'] == 'gpuhpc-team-gpu-usage')
     panel = next(p for p in dq.panels(d) if p['title'] == 'GPU-hours by account')
     [target] = panel['targets']
     assert target['instant'] is True
-    assert re.fullmatch(r'sort_desc\(sum_over_time\(\(sum by \(account\) \(slurm_account_gpus_running\{account=~"\$account"\}\)\)'
+    assert re.fullmatch(r'sort_desc\(sum_over_time\(account:slurm_account_gpus_running:sum\{account=~"\$account"\}'
                         r'\[\$__range:1m\]\) / 60\)', target['expr']), target['expr']
 
 
@@ -368,3 +384,15 @@ def test_panel_thresholds_are_the_alerts(metric):
             seen += 1
             assert [s['value'] for s in steps[1:]] == [expected['warning'], expected['critical']], (d['uid'], p['title'])
     assert seen > 0
+
+
+def test_every_recording_rule_feeds_a_dashboard():
+    """A recording rule no panel reads is work for nothing (alerts read the
+    raw series: they need labels the rules drop)."""
+    read = set()
+    for d in DASHBOARDS.values():
+        values = dq.variable_values(d)
+        read |= {n for dummy, expr in dq.queries(d) for n in dq.metric_names(dq.substitute(expr, values))}
+    assert set(RECORDED) - read == set()
+    for name in RECORDED:
+        assert re.fullmatch(r'[a-z_]+:[A-Za-z0-9_]+:[a-z0-9_]+', name), name  # level:metric:operations
