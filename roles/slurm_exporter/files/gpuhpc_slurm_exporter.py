@@ -390,10 +390,12 @@ def scrape(budget, run=subprocess.run, errors=None):
     """Run the commands at once, each within budget seconds, and parse what answered;
     return (results, {command: (ok, seconds)})."""
     results, status, threads = {}, {}, []
+
+    def work(name, argv):
+        status[name] = _run_one(name, argv, budget, run, results)
+
     for name, argv in COMMANDS.items():
-        def work(name=name, argv=argv):
-            status[name] = _run_one(name, argv, budget, run, results)
-        t = threading.Thread(target=work, name='slurm-' + name, daemon=True)
+        t = threading.Thread(target=work, args=(name, argv), name='slurm-' + name, daemon=True)
         t.start()
         threads.append((name, t))
     deadline = time.time() + budget + 1  # subprocess.run kills a command at its timeout
