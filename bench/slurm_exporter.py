@@ -43,15 +43,20 @@ sinfo = '\n'.join('gpu%04d|%s|%s|%d/%d/0/64|gpu:h100:8(S:0-1)|gpu:h100:%d(IDX:0-
                   % (n, rng.choice(STATES), 'gpu*' if n < 800 else 'long', a, 64 - a, g, max(g - 1, 0), a * 16000, )
                   for n in range(1000) for a, g in [(rng.randint(0, 64), rng.randint(0, 8))])
 REASONS = ['Priority', 'Resources', 'AssocGrpGRES', 'QOSMaxGRESPerUser', 'Dependency']
+STATES_JOB = ['RUNNING', 'PENDING', 'PENDING', 'COMPLETED']
 lines = []
 for j in range(20000):
-    running = j % 3 == 0
-    g = rng.choice([1, 2, 4, 8])
-    lines.append('%d|%s|%s|team%02d|user%04d|%s|%d|cpu=%d,mem=64G,node=1,billing=%d,gres/gpu=%d|gres/gpu:%d|N/A|'
-                 % (100000 + j, 'RUNNING' if running else 'PENDING', rng.choice(['gpu', 'long']), j % 50, j % 1000,
-                    'None' if running else rng.choice(REASONS), 8 * g, 8 * g, g, g, g))
+    state = STATES_JOB[j % 4]
+    g, n = rng.choice([1, 2, 4, 8]), rng.choice([1, 1, 2, 4])
+    # typed GPUs, as the capture shows them: gres/gpu=N and gres/gpu:h100=N (tres-alloc), per node (tres-per-node)
+    lines.append('%d|%s|%s|team%02d|user%04d|%s|%d|%d|%d|cpu=%d,mem=64G,node=%d,billing=%d,gres/gpu=%d,gres/gpu:h100=%d'
+                 '|N/A|gres/gpu:h100:%d|N/A|'
+                 % (100000 + j, state, rng.choice(['gpu', 'long']), j % 50, j % 1000,
+                    rng.choice(REASONS) if state == 'PENDING' else 'None', 8 * g * n, n, n, 8 * g * n, n, 8 * g * n,
+                    g * n, g * n, g))
 squeue = '\n'.join(lines)
-outputs = dict(sinfo=sinfo, squeue=squeue, sdiag=real['sdiag']['stdout'], sshare=real['sshare']['stdout'])
+outputs = dict(sinfo=sinfo, squeue=squeue, sdiag=real['sdiag']['stdout'], sshare=real['sshare']['stdout'],
+               config=real['config']['stdout'])
 
 times = []
 for run in range(5):
