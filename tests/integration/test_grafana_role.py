@@ -476,15 +476,16 @@ def test_the_promql_check_can_fail(tmp_path):
 def test_gpu_hours_by_account_counts_each_minute_a_team_holds_gpus(tmp_path):
     """The shipped 'GPU-hours by account' query, on series as the Slurm exporter
     writes them (a team's series is there while its jobs run, and goes stale
-    when they end): vision holds 2 GPUs for 15 minutes (0.5 GPU-hours), nlp
-    1 GPU for 41 minutes, over a 1 h range."""
+    when they end), through the recording rule it reads: vision holds 2 GPUs
+    for 15 minutes (0.5 GPU-hours), nlp 1 GPU for 41 minutes, over a 1 h range."""
     promtool = shutil.which('promtool')
     if not promtool:
         pytest.fail('this test needs promtool here (make test installs it)')
     [record] = [r for r in dashboard_queries.describe(os.path.join(DASHBOARDS, 'gpuhpc-team-gpu-usage.json'))
                 if r['panel'] == 'GPU-hours by account']
     series = 'slurm_account_gpus_running{{account="{}",instance="ctl",job="slurm"}}'
-    tests = dict(rule_files=[], evaluation_interval='1m', tests=[dict(
+    recording = os.path.join(ROOT, 'roles', 'prometheus', 'files', 'rules', 'gpuhpc-recording.yml')
+    tests = dict(rule_files=[recording], evaluation_interval='1m', tests=[dict(
         interval='1m',
         input_series=[dict(series=series.format('vision'), values='_x15 2x14 stale'),
                       dict(series=series.format('nlp'), values='_x10 1x40 stale')],
