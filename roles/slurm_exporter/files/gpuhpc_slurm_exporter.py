@@ -39,6 +39,8 @@ COMMANDS = {
 NODE_STATES = ('alloc', 'comp', 'down', 'drain', 'err', 'fail', 'idle', 'maint', 'mix', 'resv')
 # Node states whose free GPUs a job can be given now.
 IN_SERVICE = ('alloc', 'comp', 'idle', 'mix')
+# Job states of jobs not ended yet; the others count while slurmctld holds the job.
+LIVE_STATES = ('pending', 'running', 'suspended', 'completing', 'configuring')
 JOB_STATES = ('pending', 'running', 'suspended', 'cancelled', 'completing', 'completed', 'configuring', 'failed',
               'timeout', 'preempted', 'node_fail', 'boot_fail', 'deadline', 'out_of_memory', 'requeued')
 
@@ -321,8 +323,8 @@ def metrics_from(results, user=None):
         jobs = results['squeue']
         states = Counter(j['state'] for j in jobs)
         for state in JOB_STATES:
-            gauge('slurm_queue_%s' % state, 'Jobs %s (ended ones while slurmctld holds them, MinJobAge)' % state,
-                  states.get(state, 0))
+            held = '' if state in LIVE_STATES else ' (ended, while slurmctld holds them: MinJobAge)'
+            gauge('slurm_queue_%s' % state, 'Jobs %s%s' % (state, held), states.get(state, 0))
         running = [j for j in jobs if j['state'] == 'running']
         pending = [j for j in jobs if j['state'] == 'pending']
         for name, help_text, jobs_of, key, field, labels in (
