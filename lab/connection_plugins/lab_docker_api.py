@@ -29,6 +29,7 @@ author:
 extends_documentation_fragment:
   - community.docker.docker.api_documentation
   - community.docker.docker.var_names
+  - ansible.builtin.connection_pipelining
 options:
   remote_user:
     type: str

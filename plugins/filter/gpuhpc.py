@@ -97,11 +97,23 @@ def scrape_targets(hosts, hostvars, role, default_listen):
     return targets
 
 
+def packages_missing(names, packages):
+    """The package names of `names` that `packages` (ansible_facts.packages,
+    from package_facts) does not list; all of them when there are no package
+    facts. A version (name=1.2, name-1.2 is not parsed) is ignored."""
+    if isinstance(names, str):
+        names = [names]
+    if not packages:
+        return list(names)
+    return [n for n in names if str(n).split('=', 1)[0] not in packages]
+
+
 class FilterModule(object):
     def filters(self):
         return {
             'inventory_problems': inventory_problems,
             'munge_key_error': munge_key_error,
+            'packages_missing': packages_missing,
             'prometheus_samples': prometheus_samples,
             'scrape_targets': scrape_targets,
         }

@@ -6,6 +6,7 @@ from ansible_collections.gpuhpc.slurm.plugins.filter.gpuhpc import (
     FilterModule,
     inventory_problems,
     munge_key_error,
+    packages_missing,
     prometheus_samples,
     scrape_targets,
 )
@@ -68,7 +69,7 @@ def test_munge_key_error():
 
 
 def test_filters_are_registered():
-    assert set(FilterModule().filters()) == {'inventory_problems', 'munge_key_error', 'prometheus_samples', 'scrape_targets'}
+    assert set(FilterModule().filters()) == {'inventory_problems', 'munge_key_error', 'packages_missing', 'prometheus_samples', 'scrape_targets'}
 
 
 def test_prometheus_samples():
@@ -110,3 +111,13 @@ def test_scrape_targets():
 def test_scrape_targets_needs_a_port():
     with pytest.raises(AnsibleFilterError, match="node_exporter_listen_address of ctl, 'localhost', has no port"):
         scrape_targets(['ctl'], {'ctl': {'node_exporter_listen_address': 'localhost'}}, 'node_exporter', ':9100')
+
+
+def test_packages_missing():
+    facts = {'munge': [{'version': '0.5.15'}], 'slurm-client': [{'version': '24.11.5'}]}
+    assert packages_missing(['munge', 'slurm-client'], facts) == []
+    assert packages_missing(['munge', 'slurmd', 'grafana=12.0.1'], facts) == ['slurmd', 'grafana=12.0.1']
+    assert packages_missing('munge', facts) == []
+    # No package facts: everything is missing, so the install task runs.
+    assert packages_missing(['munge'], None) == ['munge']
+    assert packages_missing(['munge'], {}) == ['munge']

@@ -1,0 +1,116 @@
+# -*- coding: utf-8 -*-
+# Copyright: gpuhpc.slurm contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Folders and files put in place atomically, with owner, group and mode, in
+check and diff mode: what gpuhpc.slurm.config_files and
+gpuhpc.slurm.slurm_config share.
+
+A spec is a dict: path, state (file, directory or absent), content (file),
+owner, group, mode. put(module, spec, diffs) returns whether the path changed
+and appends what changed to diffs (Ansible's list-of-diffs form).
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import os
+import shutil
+import tempfile
+
+from ansible.module_utils.common.text.converters import to_bytes, to_text
+
+
+def _read(path):
+    with open(path, 'rb') as f:
+        return f.read()
+
+
+def _attributes(module, spec, changed, diff):
+    args = module.load_file_common_arguments(
+        dict(path=spec['path'], owner=spec.get('owner'), group=spec.get('group'), mode=spec.get('mode')))
+    return module.set_fs_attributes_if_different(args, changed, diff, expand=False)
+
+
+def _absent(module, spec, diffs):
+    path = spec['path']
+    if not os.path.lexists(path):
+        return False
+    kind = 'directory' if os.path.isdir(path) and not os.path.islink(path) else 'file'
+    diffs.append(dict(before_header=path, after_header=path, before=dict(state=kind), after=dict(state='absent')))
+    if not module.check_mode:
+        if kind == 'directory':
+            shutil.rmtree(path)
+        else:
+            os.unlink(path)
+    return True
+
+
+def _directory(module, spec, diffs):
+    path = spec['path']
+    changed = False
+    if not os.path.lexists(path):
+        diffs.append(dict(before_header=path, after_header=path, before=dict(state='absent'),
+                          after=dict(state='directory')))
+        if module.check_mode:
+            return True
+        os.mkdir(path)
+        changed = True
+    elif not os.path.isdir(path):
+        module.fail_json(msg='%s exists and is not a folder: move it away, or give files[].state=file' % path)
+    diff = dict(before_header=path, after_header=path, before={}, after={})
+    changed = _attributes(module, spec, changed, diff)
+    if diff['before']:
+        diffs.append(diff)
+    return changed
+
+
+def _file(module, spec, diffs):
+    path = spec['path']
+    if spec.get('content') is None:
+        module.fail_json(msg='files[] entry %s has state=file and no content: give its content' % path)
+    new = to_bytes(spec['content'], errors='surrogate_or_strict')
+    exists = os.path.lexists(path)
+    if exists and (os.path.isdir(path) or os.path.islink(path)):
+        module.fail_json(msg='%s is a folder or a link, not a file: remove it, or give files[].state' % path)
+    old = _read(path) if exists else None
+    changed = False
+    if old != new:
+        diffs.append(dict(before_header=path, after_header=path,
+                          before=to_text(old, errors='surrogate_or_replace') if exists else '',
+                          after=to_text(new, errors='surrogate_or_replace')))
+        if module.check_mode:
+            return True
+        folder = os.path.dirname(path)
+        if not os.path.isdir(folder):
+            module.fail_json(msg='the folder of %s does not exist: list it first, with files[].state=directory' % path)
+        fd, tmp = tempfile.mkstemp(prefix='.%s.' % os.path.basename(path), dir=folder)
+        try:
+            with os.fdopen(fd, 'wb') as f:
+                f.write(new)
+            module.atomic_move(tmp, path, unsafe_writes=False)
+        except Exception:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            raise
+        changed = True
+    diff = dict(before_header=path, after_header=path, before={}, after={})
+    changed = _attributes(module, spec, changed, diff)
+    if diff['before']:
+        diffs.append(diff)
+    return changed
+
+
+ACTIONS = dict(absent=_absent, directory=_directory, file=_file)
+
+
+def read(path):
+    """A file's bytes, or None when there is none."""
+    return _read(path) if os.path.isfile(path) else None
+
+
+def put(module, spec, diffs):
+    """Put one spec in place; True when it changed."""
+    if not os.path.isabs(spec['path']):
+        module.fail_json(msg="path '%s' is not an absolute path" % spec['path'])
+    return ACTIONS[spec.get('state') or 'file'](module, spec, diffs)
