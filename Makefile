@@ -6,7 +6,7 @@
 SHELL := /bin/bash
 VENV := .venv/bin
 
-.PHONY: help deps engine lab lab-down test lint sanity unit integration molecule bench bench-db bench-sacctmgr bench-exporter bench-verify build clean
+.PHONY: help deps engine lab lab-down test lint sanity unit integration molecule bench bench-db bench-sacctmgr bench-exporter bench-verify bench-scale build clean
 
 help:
 	@echo "make lab        bring up the lab cluster (containers) and run site.yml against it"
@@ -18,6 +18,7 @@ help:
 	@echo "make bench-sacctmgr  org chart of 1000 users, batched vs naive, on a running lab"
 	@echo "make bench-exporter  the slurm exporter on 1000 nodes / 20000 jobs of generated Slurm output"
 	@echo "make bench-verify    the verify play's time and Prometheus' scrape figures on a running lab"
+	@echo "make bench-scale  site.yml's first converge and no-op rerun at 12 and 48 GPU nodes (bench/scale.sh)"
 	@echo "make build      build the collection tarball"
 
 deps:
@@ -54,6 +55,10 @@ bench-exporter: deps
 
 bench-verify:
 	@bench/verify.sh
+
+bench-scale:
+	@bench/scale.sh 12
+	@bench/scale.sh 48
 
 build: deps
 	@$(VENV)/ansible-galaxy collection build --force .

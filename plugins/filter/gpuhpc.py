@@ -8,6 +8,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
+from ansible_collections.gpuhpc.slurm.plugins.module_utils.listen import probe
 from ansible_collections.gpuhpc.slurm.plugins.module_utils.munge import MungeKeyError, decode_key
 
 
@@ -108,12 +109,35 @@ def packages_missing(names, packages):
     return [n for n in names if str(n).split('=', 1)[0] not in packages]
 
 
+def config_entries(paths, owner=None, group=None, mode=None, state=None):
+    """Entries of gpuhpc.slurm.config_files: a mapping of path to content
+    gives files; a list of paths gives folders (or `state`, e.g. absent)."""
+    attrs = dict((k, v) for k, v in (('owner', owner), ('group', group), ('mode', mode)) if v is not None)
+    if isinstance(paths, dict):
+        return [dict(attrs, path=path, content=content, state=state or 'file') for path, content in paths.items()]
+    if isinstance(paths, str):
+        raise AnsibleFilterError('config_entries: give a list of paths or a mapping of path to content, not a string')
+    return [dict(attrs, path=path, state=state or 'directory') for path in paths]
+
+
+def probe_address(listen_address):
+    """Where a wait on the host reaches a service that listens on
+    `listen_address`: {host, port, url_host}; 0.0.0.0 and an empty host
+    become 127.0.0.1, :: becomes ::1."""
+    try:
+        return probe(listen_address)
+    except ValueError as e:
+        raise AnsibleFilterError('probe_address: %s' % e)
+
+
 class FilterModule(object):
     def filters(self):
         return {
+            'config_entries': config_entries,
             'inventory_problems': inventory_problems,
             'munge_key_error': munge_key_error,
             'packages_missing': packages_missing,
+            'probe_address': probe_address,
             'prometheus_samples': prometheus_samples,
             'scrape_targets': scrape_targets,
         }

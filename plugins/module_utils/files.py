@@ -54,7 +54,9 @@ def _directory(module, spec, diffs):
                           after=dict(state='directory')))
         if module.check_mode:
             return True
-        os.mkdir(path)
+        # Missing parents too, with the umask's mode, as ansible.builtin.file
+        # makes them.
+        os.makedirs(path)
         changed = True
     elif not os.path.isdir(path):
         module.fail_json(msg='%s exists and is not a folder: move it away, or give files[].state=file' % path)

@@ -33,8 +33,9 @@ options:
         required: true
       state:
         description:
-          - V(file) writes O(files[].content); V(directory) makes the folder (its parents must exist); V(absent)
-            removes a file, a link, or a folder and what it holds.
+          - V(file) writes O(files[].content) (its folder must exist: list it first); V(directory) makes the
+            folder, and its missing parents with the mode of the umask, as M(ansible.builtin.file) does;
+            V(absent) removes a file, a link, or a folder and what it holds.
         type: str
         choices: [file, directory, absent]
         default: file
@@ -109,7 +110,8 @@ def main():
             if put(module, spec, diffs):
                 changed_paths.append(spec['path'])
         except (IOError, OSError) as e:
-            module.fail_json(msg='%s: %s' % (spec['path'], to_native(e)), changed_paths=changed_paths)
+            module.fail_json(msg='%s: %s' % (spec['path'], to_native(e)), changed=bool(changed_paths),
+                             changed_paths=changed_paths)
     result = dict(changed=bool(changed_paths), changed_paths=changed_paths)
     if module._diff:
         result['diff'] = diffs

@@ -122,7 +122,8 @@ def main():
                     change = changes(to_text(old or b'', errors='surrogate_or_replace'), content)
                     keys, restart = change['keys'], change['restart']
     except (IOError, OSError) as e:
-        module.fail_json(msg='%s: %s' % (p['dir'], to_native(e)), changed_files=changed_files)
+        module.fail_json(msg='%s: %s' % (p['dir'], to_native(e)), changed=bool(changed_files),
+                         changed_files=changed_files)
     result = dict(changed=bool(changed_files), changed_files=changed_files, keys=keys, restart=restart)
     if module._diff:
         result['diff'] = diffs

@@ -4,9 +4,11 @@ import pytest
 from ansible.errors import AnsibleFilterError
 from ansible_collections.gpuhpc.slurm.plugins.filter.gpuhpc import (
     FilterModule,
+    config_entries,
     inventory_problems,
     munge_key_error,
     packages_missing,
+    probe_address,
     prometheus_samples,
     scrape_targets,
 )
@@ -69,7 +71,8 @@ def test_munge_key_error():
 
 
 def test_filters_are_registered():
-    assert set(FilterModule().filters()) == {'inventory_problems', 'munge_key_error', 'packages_missing', 'prometheus_samples', 'scrape_targets'}
+    assert set(FilterModule().filters()) == {'config_entries', 'inventory_problems', 'munge_key_error', 'packages_missing',
+                                             'probe_address', 'prometheus_samples', 'scrape_targets'}
 
 
 def test_prometheus_samples():
@@ -121,3 +124,32 @@ def test_packages_missing():
     # No package facts: everything is missing, so the install task runs.
     assert packages_missing(['munge'], None) == ['munge']
     assert packages_missing(['munge'], {}) == ['munge']
+
+
+def test_config_entries():
+    assert config_entries(['/a', '/b'], owner='root', mode='0755') == [
+        dict(path='/a', state='directory', owner='root', mode='0755'),
+        dict(path='/b', state='directory', owner='root', mode='0755')]
+    assert config_entries({'/a/x.json': '{}'}, group='grafana', mode='0644') == [
+        dict(path='/a/x.json', content='{}', state='file', group='grafana', mode='0644')]
+    assert config_entries(['/a'], state='absent') == [dict(path='/a', state='absent')]
+    with pytest.raises(AnsibleFilterError):
+        config_entries('/a')
+
+
+@pytest.mark.parametrize('listen, host, port, url_host', [
+    ('0.0.0.0:9100', '127.0.0.1', 9100, '127.0.0.1'),
+    (':9100', '127.0.0.1', 9100, '127.0.0.1'),
+    ('[::]:9400', '::1', 9400, '[::1]'),
+    ('10.0.0.5:9341', '10.0.0.5', 9341, '10.0.0.5'),
+    ('[fd00::5]:9090', 'fd00::5', 9090, '[fd00::5]'),
+    ('monitor-01:9093', 'monitor-01', 9093, 'monitor-01'),
+])
+def test_probe_address(listen, host, port, url_host):
+    assert probe_address(listen) == dict(host=host, port=port, url_host=url_host)
+
+
+@pytest.mark.parametrize('bad', ['9100', '0.0.0.0:0', '0.0.0.0:65536', '::9100'])
+def test_probe_address_refuses_what_is_no_listen_address(bad):
+    with pytest.raises(AnsibleFilterError, match='is not a listen address'):
+        probe_address(bad)

@@ -73,3 +73,10 @@ def test_a_folder_in_place_of_a_file_is_an_error(run_module, tmp_path):
     (tmp_path / 'd').mkdir()
     result = run_module(config_files.main, dict(files=[dict(path=str(tmp_path / 'd'), content='')]))
     assert result['failed'] and 'not a file' in result['msg']
+
+
+def test_a_folder_gets_its_missing_parents(run_module, tmp_path):
+    deep = tmp_path / 'var' / 'lib' / 'grafana' / 'dashboards'
+    result = run_module(config_files.main, dict(files=[dict(path=str(deep), state='directory', mode='0750')]))
+    assert result['changed_paths'] == [str(deep)]
+    assert mode(str(deep)) == 0o750
