@@ -9,6 +9,19 @@ import os
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
+
+
+def answers(url):
+    """True when an HTTP server answers at url (any status)."""
+    try:
+        urllib.request.urlopen(url, timeout=3)
+    except urllib.error.HTTPError:
+        return True
+    except (OSError, ValueError):
+        return False
+    return True
 
 
 def main():
@@ -38,7 +51,10 @@ def main():
     if urls and os.environ.get('GPUHPC_LAB_PUBLISH', 'true').lower() in ('true', '1', 'yes'):
         print('published on 127.0.0.1:')
         for port in urls:
-            print('  %-10s %s' % (port['service'], port['url']))
+            # Only what answers (Grafana is not installed where its repository
+            # cannot be reached).
+            print('  %-10s %s' % (port['service'], port['url'] if answers(port['url']) else
+                                  'not answering (not installed, or not up)'))
     print('shell into a host: docker exec -it %s-ctl bash' % lab_name)
     print('remove the lab:    make lab-down')
     return 1 if failed else 0
