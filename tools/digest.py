@@ -7,6 +7,9 @@ keep only the last lines).
                                      its message cut to a few hundred characters
     tools/digest.py not-run LOG...   each "NOT RUN HERE: ..." message once: what
                                      can never run on these machines, by name
+    tools/digest.py steps LOG        the seconds of each molecule step (the
+                                     step lines carry "@EPOCH ", see
+                                     tools/test.sh)
 """
 import re
 import sys
@@ -15,6 +18,7 @@ ANSI = re.compile(r"\x1b\[[0-9;]*m")
 ACTION = re.compile(r"➜ (\w+): Executed: Failed")
 FAILURE = re.compile(r"^(fatal|failed): \[|^ERROR!|FAILED! =>|Idempotence test failed")
 NOT_RUN = re.compile(r"NOT RUN HERE: [^\"']*")
+STEP = re.compile(r"^@([0-9]+) .*➜ (\w+): (Executing|Executed)")
 WIDTH = 400
 
 
@@ -58,18 +62,32 @@ def not_run(text):
     return [m.group(0).strip() for line in logical_lines(text) for m in NOT_RUN.finditer(line)]
 
 
+def steps(text):
+    started, out = {}, []
+    for line in ANSI.sub("", text).splitlines():
+        m = STEP.match(line)
+        if not m:
+            continue
+        when, step, what = int(m.group(1)), m.group(2), m.group(3)
+        if what == "Executing":
+            started[step] = when
+        elif step in started:
+            out.append("%s %d s" % (step, when - started.pop(step)))
+    return [", ".join(out)] if out else []
+
+
 def main(mode, paths):
     seen = []
     for path in paths:
         with open(path, encoding="utf-8", errors="replace") as handle:
             text = handle.read()
-        for line in digest(text) if mode == "failed" else not_run(text):
+        for line in {"failed": digest, "not-run": not_run, "steps": steps}[mode](text):
             if line not in seen:
                 seen.append(line)
                 print("    " + line if mode == "failed" else line)
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 3 or sys.argv[1] not in ("failed", "not-run"):
+    if len(sys.argv) < 3 or sys.argv[1] not in ("failed", "not-run", "steps"):
         sys.exit(__doc__)
     main(sys.argv[1], sys.argv[2:])

@@ -27,6 +27,14 @@ stage_integration() {
   need_packages mariadbd:mariadb-server-core mariadb:mariadb-client-core openssl:openssl "promtool:$promtool" || return 1
   pytest -q -p no:cacheprovider tests/integration
 }
+# Each molecule step line gets the time it was printed (tools/digest.py steps).
+stamp() {
+  local line
+  while IFS= read -r line; do
+    [[ $line == *"➜"* ]] && line="@$(printf '%(%s)T' -1) $line"
+    printf '%s\n' "$line"
+  done
+}
 stage_molecule() {
   tools/engine.sh || return 1
   local s rc=0 log
@@ -34,11 +42,12 @@ stage_molecule() {
   for s in "${scenarios[@]}"; do
     echo "--- molecule scenario $s"
     log=.cache/molecule-$s.log
-    if ! molecule test -s "$s" 2>&1 | tee "$log"; then
+    if ! molecule test -s "$s" 2>&1 | stamp | tee "$log"; then
       echo "--- molecule scenario $s: FAILED"
       { echo "molecule scenario $s failed (full log: $log):"; python3 tools/digest.py failed "$log"; } >>.cache/failures.txt
       rc=1
     fi
+    echo "--- molecule scenario $s, seconds per step: $(python3 tools/digest.py steps "$log")"
   done
   return $rc
 }
