@@ -33,7 +33,7 @@ options:
         required: true
       state:
         description:
-          - V(file) writes O(files[].content) (its folder must exist: list it first); V(directory) makes the
+          - V(file) writes O(files[].content) (its folder must exist, so list the folder first); V(directory) makes the
             folder, and its missing parents with the mode of the umask, as M(ansible.builtin.file) does;
             V(absent) removes a file, a link, or a folder and what it holds.
         type: str
@@ -54,8 +54,10 @@ options:
 attributes:
   check_mode:
     support: full
+    description: Reports what would change, and returns the same fields, and writes nothing.
   diff_mode:
     support: full
+    description: Shows each changed path, its content before and after, and its owner, group and mode before and after.
 author:
   - gpuhpc.slurm maintainers (@gpuhpc)
 """

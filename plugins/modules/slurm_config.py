@@ -44,8 +44,10 @@ options:
 attributes:
   check_mode:
     support: full
+    description: Reports what would change, and returns the same fields, and writes nothing.
   diff_mode:
     support: full
+    description: Shows each changed file, its content before and after.
 author:
   - gpuhpc.slurm maintainers (@gpuhpc)
 """
