@@ -33,11 +33,10 @@ import time
 from ansible.plugins.callback import CallbackBase
 
 # Actions that never touch the managed host.
-CONTROLLER_ONLY = frozenset(
-    'ansible.builtin.' + a if '.' not in a else a for a in (
-        'set_fact', 'assert', 'fail', 'debug', 'meta', 'include_vars', 'include_tasks', 'import_tasks',
-        'include_role', 'import_role', 'add_host', 'group_by', 'set_stats', 'pause', 'validate_argument_spec',
-        'noop'))
+CONTROLLER_ONLY = frozenset('ansible.builtin.' + a for a in (
+    'set_fact', 'assert', 'fail', 'debug', 'meta', 'include_vars', 'include_tasks', 'import_tasks',
+    'include_role', 'import_role', 'add_host', 'group_by', 'set_stats', 'pause', 'validate_argument_spec',
+    'noop'))
 
 
 def _action(task):
