@@ -33,7 +33,29 @@ options:
         the C(root) account, the C(root) user or the C(normal) QoS.
     type: bool
     default: false
+  preserve_case_user:
+    description:
+      - Whether slurmdbd keeps the case of user names (slurmdbd.conf C(Parameters=PreserveCaseUser)).
+        Without it Slurm lower-cases user names, and so does the module before it compares:
+        C(Kenji.Sato) is the Slurm user C(kenji.sato).
+      - Omitted, the module reads C(Parameters) from O(slurmdbd_conf) as slurmdbd does, and
+        takes false when that file cannot be read.
+    type: bool
+  slurmdbd_conf:
+    description: slurmdbd.conf on the target, read for O(preserve_case_user) when that is omitted.
+    type: path
+    default: /etc/slurm/slurmdbd.conf
 notes:
+  - "Names are compared as Slurm stores them: QoS and account names in lower case, user names too
+    (see O(preserve_case_user)). Two listed names that Slurm would store as one are refused, and so
+    are names with blanks, C(,), C(=), quotes or brackets, which sacctmgr splits or rewrites."
+  - Descriptions and organizations are compared as sacctmgr stores them, in lower case, with quotes
+    turned into backticks.
+  - An empty list clears (C(flags=-1), C(qos=), C(preempt=)).
+  - With O(purge=true), an account that is an ancestor of a listed account is never removed
+    (Slurm removes an account with its subtree). When Slurm refuses a removal (jobs still running
+    in an association, a user's default account) the module fails with the associations Slurm
+    named and C(applied) and C(not_applied) commands; the refused command changed nothing.
   - Reads with C(sacctmgr -nP show ... format=...) (associations with C(WOPLimits), so
     inherited limits are not taken for own ones), at most six invocations whatever the
     number of entities; writes with C(sacctmgr -i), only the fields that differ, entities

@@ -169,9 +169,58 @@ def slurm_conf_extra_problems(extra, name='slurm_conf_extra'):
             for key in slurm_conf.unknown_keys(list(extra))]
 
 
-def slurm_conf_changes(old_text, new_text):
-    """Which slurm.conf keys changed, and whether that takes a daemon restart."""
-    return slurm_conf.changes(old_text, new_text)
+def slurm_conf_value(value):
+    """``value`` written so that Slurm's config parser reads back the same string
+    (the preflights refuse what cannot be written; the value is never shown)."""
+    try:
+        return slurm_conf.conf_value(value)
+    except ValueError as e:
+        raise AnsibleFilterError('a Slurm config value cannot be written: %s' % e)
+
+
+def slurmdbd_problems(settings):
+    """What is wrong with the slurmdbd role's variables, one message each.
+
+    ``settings`` holds the variables without their ``slurmdbd_`` prefix:
+    storage_host, storage_pass, storage_client_cert, storage_client_key, conf_extra.
+    """
+    problems = []
+    if not settings.get('storage_host'):
+        problems.append('slurmdbd_storage_host is empty: give the endpoint of the managed database')
+    password = settings.get('storage_pass') or ''
+    if not password:
+        problems.append('slurmdbd_storage_pass is empty: give the database password (vault it)')
+    else:
+        try:
+            slurm_conf.conf_value(password)
+        except ValueError as e:
+            problems.append('slurmdbd_storage_pass cannot be written to slurmdbd.conf so that slurmdbd reads '
+                            'the same password: %s. Choose another password' % e)
+    if bool(settings.get('storage_client_cert')) != bool(settings.get('storage_client_key')):
+        problems.append('slurmdbd_storage_client_cert and slurmdbd_storage_client_key go together: '
+                        'give both or neither')
+    extra = settings.get('conf_extra') or {}
+    if not isinstance(extra, dict):
+        return problems + ['slurmdbd_conf_extra must be a dict of slurmdbd.conf keys and values, '
+                           'like {PurgeJobAfter: 24month}']
+    for key, value in extra.items():
+        if str(key).lower() in slurm_conf.SLURMDBD_MANAGED:
+            problems.append("slurmdbd_conf_extra: '%s' is written by the role; set it with %s"
+                            % (key, slurm_conf.SLURMDBD_MANAGED[str(key).lower()]))
+        elif str(key).lower() not in slurm_conf.SLURMDBD_KEYS:
+            problems.append("slurmdbd_conf_extra: '%s' is not a slurmdbd.conf option (see man slurmdbd.conf); "
+                            "check its spelling" % key)
+        else:
+            try:
+                slurm_conf.conf_value(value)
+            except ValueError as e:
+                problems.append("slurmdbd_conf_extra: the value of '%s' cannot be written: %s" % (key, e))
+    return problems
+
+
+def slurm_conf_changes(old_text, new_text, version=None):
+    """Which slurm.conf keys changed, and whether that takes a daemon restart under Slurm ``version``."""
+    return slurm_conf.changes(old_text, new_text, version)
 
 
 def slurm_cluster_name_error(name):
@@ -223,6 +272,8 @@ class FilterModule(object):
             'slurm_partitions': slurm_partitions,
             'slurm_conf_extra_problems': slurm_conf_extra_problems,
             'slurm_conf_changes': slurm_conf_changes,
+            'slurm_conf_value': slurm_conf_value,
+            'slurmdbd_problems': slurmdbd_problems,
             'slurm_cluster_name_error': slurm_cluster_name_error,
             'slurm_version': slurm_version,
             'db_check_report': db_check_report,

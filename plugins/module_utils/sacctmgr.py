@@ -42,7 +42,7 @@ QOS_FIELDS = dict(
 ASSOC_FIELDS = dict(
     fairshare=('Fairshare', 'fairshare', 'share'),
     qos=('QOS', 'qos', 'set'),
-    default_qos=('DefaultQOS', 'defaultqos', 'text'),
+    default_qos=('DefaultQOS', 'defaultqos', 'name'),
     grp_tres=('GrpTRES', 'grptres', 'tres'),
     grp_jobs=('GrpJobs', 'grpjobs', 'int'),
     grp_submit_jobs=('GrpSubmit', 'grpsubmitjobs', 'int'),
@@ -58,7 +58,7 @@ ACCOUNT_FIELDS = dict(
 )
 
 USER_FIELDS = dict(
-    default_account=('DefaultAccount', 'defaultaccount', 'text'),
+    default_account=('DefaultAccount', 'defaultaccount', 'name'),
     admin_level=('AdminLevel', 'adminlevel', 'admin'),
 )
 
@@ -69,6 +69,13 @@ ERRORS = (
      'slurmdbd_unreachable', 'check that slurmdbd runs and answers on the controller (systemctl status slurmdbd)'),
     (r"Cluster '.*' has not been added|This cluster '.*' doesn't exist",
      'cluster_not_registered', 'start slurmctld once (it registers the cluster) or run: sacctmgr add cluster <name>'),
+    (r'Unknown QOS flag',
+     'bad_qos_flag', "use flags that Slurm knows (the QOS FLAGS of the sacctmgr man page), or flags: [] to clear them"),
+    (r'Job\(s\) active, cancel job\(s\) before remove',
+     'jobs_running', 'wait until the jobs of the associations listed end (squeue --account=ACCOUNT), or cancel '
+                     'them, then run again'),
+    (r'can not remove the default account of a user',
+     'default_account', "change the default_account of the users listed first, or remove those users as well"),
     (r"bad qos|(Unknown|Invalid) (QOS|qos)|[Qq][Oo][Ss] .*(doesn't exist|does not exist)",
      'unknown_qos', 'add the QoS first (sacctmgr_qos, or slurm_accounting_qos)'),
     (r"No parent account|[Pp]arent account .*(doesn't exist|does not exist)",
@@ -81,8 +88,13 @@ ERRORS = (
      'access_denied', 'run as root or as a Slurm administrator (AdminLevel=Admin)'),
 )
 
-# What sacctmgr says, with exit status 1, when there was nothing to do.
-NOTHING = re.compile(r'Nothing (new )?(added|deleted|modified)|Already existing', re.I)
+# What sacctmgr says on a line of its own, with exit status 1, when there was nothing to do.
+NOTHING = re.compile(r'^\s*(Nothing (new )?(added|deleted|modified)\.?|Already existing .*)\s*$', re.I | re.M)
+
+# What sacctmgr's list parser (slurm_addto_char_list_with_case) splits (',' and
+# blanks), takes as a new key ('='), turns into backticks (quotes) or expands as
+# a host list ('[...]'); and what its parsable output cannot carry ('|').
+BAD_NAME = re.compile(r'[\s,=\'"`\[\]|]')
 
 
 class SacctmgrError(Exception):
@@ -103,6 +115,30 @@ def check_value(what, value):
         raise SacctmgrError('bad_value', "%s: the value %r contains '|' or a newline, which sacctmgr "
                                          "cannot store or show" % (what, text), 'remove the character from the value')
     return text
+
+
+def entity_name(what, value, keep_case=False):
+    """A QoS, account or user name as Slurm stores it: lower case (user names keep
+    their case only under slurmdbd.conf's Parameters=PreserveCaseUser)."""
+    text = '' if value is None else str(value)
+    bad = sorted(set(BAD_NAME.findall(text)))
+    if not text or bad:
+        raise SacctmgrError('bad_name', '%s %r %s' % (what, text, 'is empty' if not text else
+                                                       'contains %s, which sacctmgr splits or rewrites'
+                                                       % ' '.join(repr(c) for c in bad)),
+                            'use a name of letters, digits and . _ - @ only')
+    return text if keep_case else text.lower()
+
+
+def slurm_text(value):
+    """A description or organization as sacctmgr stores it (strip_quotes): a
+    leading quote opens a quoted part that the same quote ends, other quotes
+    become backticks, and the text is lower-cased."""
+    text = value.strip()
+    if text[:1] in ('"', "'"):
+        end = text.find(text[0], 1)
+        text = text[1:] if end < 0 else text[1:end]
+    return text.replace('"', '`').replace("'", '`').lower()
 
 
 class Runner:
@@ -154,16 +190,21 @@ class Runner:
         return rows
 
     def write(self, args):
-        """`sacctmgr -i ARGS`; sacctmgr exits 1 both for errors and for 'nothing to do'."""
+        """`sacctmgr -i ARGS`. sacctmgr exits 1 both for errors and for 'nothing to
+        do', and 0 for some refusals (running jobs, a default account) that it
+        prints on stderr. Its stdout echoes the request (descriptions included),
+        so stdout is read only after a non-zero exit."""
         rc, out, err = self._run(['-i'] + args)
-        text = '%s\n%s' % (out, err)
-        found = self.classify(text)
+        found = self.classify(err)
+        if found is None and rc != 0:
+            found = self.classify(out)
+            if found is None and NOTHING.search(out):
+                return out
+            found = found or ('sacctmgr_failed', 'see the message')
         if found:
-            raise SacctmgrError(found[0], 'sacctmgr %s: %s' % (' '.join(args), ' '.join(text.split())), found[1])
-        if rc != 0 and not NOTHING.search(text):
-            raise SacctmgrError('sacctmgr_failed', 'sacctmgr %s: %s' % (' '.join(args), ' '.join(text.split())),
-                                'see the message')
-        return text
+            raise SacctmgrError(found[0], 'sacctmgr %s: %s' % (' '.join(args), ' '.join((out + '\n' + err).split())),
+                                found[1])
+        return out
 
 
 # --- normalising ---------------------------------------------------------------
@@ -243,7 +284,7 @@ def normalise(kind, value, what):
     if kind == 'duration':
         return norm_duration(value, what)
     if kind == 'set':
-        items = value if isinstance(value, (list, tuple, set)) else str(value).split(',')
+        items = value if isinstance(value, (list, tuple, set, frozenset)) else str(value).split(',')
         return frozenset(check_value(what, x).strip().lower() for x in items if str(x).strip())
     if kind in ('int', 'share'):
         text = check_value(what, value).strip()
@@ -260,8 +301,11 @@ def normalise(kind, value, what):
         text = check_value(what, value).strip()
         return float(text) if text else 1.0
     if kind == 'text':
-        # sacctmgr stores names, descriptions and organizations in lower case
-        return check_value(what, value).strip().lower()
+        # sacctmgr stores descriptions and organizations in lower case, quotes as backticks
+        return slurm_text(check_value(what, value))
+    if kind == 'name':
+        text = check_value(what, value).strip()
+        return entity_name(what, text) if text else ''
     if kind == 'admin':
         text = check_value(what, value).strip().lower()
         return {'': 'none', 'administrator': 'administrator', 'admin': 'administrator',
@@ -274,19 +318,26 @@ def write_text(kind, value):
     if kind == 'duration':
         return duration_text(value)
     if kind == 'set':
-        return ','.join(sorted(value)) if value else "''"
+        return ','.join(sorted(value))
     if kind == 'float':
         return ('%f' % value).rstrip('0').rstrip('.')
     return str(value)
 
 
-def set_clause(fields, changes, current=None):
-    """['key=value', ...] for the changed fields; TRES entries no longer wanted get -1."""
+def set_clause(fields, changes, current=None, adding=False):
+    """['key=value', ...] for the changed fields; TRES entries no longer wanted get -1.
+
+    An empty list clears: flags=-1 (str_2_qos_flags), qos= and preempt= (an
+    empty name list). A new entity has nothing to clear: no key is sent.
+    """
     out = []
     for name in sorted(changes):
         read_name, key, kind = fields[name]
         value = changes[name]
-        if kind == 'tres':
+        if kind == 'set' and not value:
+            if not adding:
+                out.append('%s=%s' % (key, '-1' if key == 'flags' else ''))
+        elif kind == 'tres':
             gone = sorted(set((current or {}).get(name) or {}) - set(value))
             parts = [tres_text(value)] if value else []
             parts += ['%s=-1' % k for k in gone]
@@ -324,7 +375,7 @@ def read_state(runner, cluster=None, kinds=('qos', 'accounts', 'users'), need_tr
                                     for f, v in zip(qos_fields, row[1:]))
     if 'accounts' in kinds or 'users' in kinds:
         for name, descr, org in runner.read('account', ['Account', 'Description', 'Organization']):
-            state['accounts'][name] = dict(description=descr, organization=org)
+            state['accounts'][name] = dict(description=normalise('text', descr, name), organization=normalise('text', org, name))
         assoc_fields = sorted(ASSOC_FIELDS)
         rows = runner.read('assoc', ['Account', 'User', 'Partition', 'ParentName'] +
                            [ASSOC_FIELDS[f][0] for f in assoc_fields],
@@ -427,7 +478,7 @@ def plan_qos(plan, state, qos, purge):
         wanted = _wanted_fields(q, QOS_FIELDS, 'qos %s' % name)
         _check_tres(state, wanted, 'qos %s' % name)
         if current is None:
-            key = tuple(set_clause(QOS_FIELDS, wanted))
+            key = tuple(set_clause(QOS_FIELDS, wanted, adding=True))
             adds.setdefault(key, []).append(name)
             plan.after['qos'][name] = _show(wanted)
             plan.changes.append(dict(kind='qos', name=name, action='add', fields=_show(wanted)))
@@ -479,6 +530,22 @@ def _depths(accounts, state):
     return depth
 
 
+def _ancestors(accounts, state):
+    """Every account above a wanted one, through the wanted parents first and
+    the parents slurmdbd holds above them."""
+    parent = dict((name, values.get('parent')) for (name, user), values in state['assocs'].items() if not user)
+    parent.update((a['name'], a.get('parent') or 'root') for a in accounts if a.get('state', 'present') == 'present')
+    keep = set()
+    for a in accounts:
+        if a.get('state', 'present') != 'present':
+            continue
+        name = parent.get(a['name'])
+        while name and name not in keep:
+            keep.add(name)
+            name = parent.get(name)
+    return keep
+
+
 def plan_accounts(plan, state, accounts, purge, present_qos):
     cluster = state['cluster']
     depth = _depths(accounts, state)
@@ -501,7 +568,8 @@ def plan_accounts(plan, state, accounts, purge, present_qos):
         _check_refs(state, present_qos, assoc, label)
         _check_tres(state, assoc, label)
         if not exists:
-            key = (parent, tuple(set_clause(ACCOUNT_FIELDS, info) + set_clause(ASSOC_FIELDS, assoc)))
+            key = (parent, tuple(set_clause(ACCOUNT_FIELDS, info, adding=True) +
+                                 set_clause(ASSOC_FIELDS, assoc, adding=True)))
             levels.setdefault(depth[name], {}).setdefault(key, []).append(name)
             after = dict(assoc, **info)
             after['parent'] = parent
@@ -526,8 +594,10 @@ def plan_accounts(plan, state, accounts, purge, present_qos):
             plan.changes.append(dict(kind='account', name=name, action='modify', fields=_show(changes)))
     if purge:
         listed = set(a['name'] for a in accounts)
+        # Deleting an account deletes its subtree: never an ancestor of one that stays.
+        keep = _ancestors(accounts, state)
         for (name, user) in sorted(state['assocs']):
-            if not user and name not in listed and name not in PROTECTED_ACCOUNTS:
+            if not user and name not in listed and name not in keep and name not in PROTECTED_ACCOUNTS:
                 dels.append(name)
                 plan.before['accounts'][name] = _show(state['assocs'][(name, '')])
     where = ['cluster=' + cluster]
@@ -583,7 +653,8 @@ def plan_users(plan, state, users, purge, present_qos, present_accounts):
         _check_tres(state, assoc, label)
         current_info = state['users'].get(name)
         if current_info is None or not mine:
-            settings = set_clause(USER_FIELDS, dict(info, default_account=default)) + set_clause(ASSOC_FIELDS, assoc)
+            settings = (set_clause(USER_FIELDS, dict(info, default_account=default), adding=True) +
+                        set_clause(ASSOC_FIELDS, assoc, adding=True))
             key = (tuple(wanted_accounts), default, tuple(settings))
             adds.setdefault(key, []).append(name)
             after = dict(assoc, **info)
@@ -595,7 +666,8 @@ def plan_users(plan, state, users, purge, present_qos, present_accounts):
         missing = [a for a in wanted_accounts if a not in mine]
         extra = sorted(a for a in mine if a not in wanted_accounts) if u.get('accounts') is not None else []
         if missing:
-            assoc_adds.setdefault((tuple(missing), tuple(set_clause(ASSOC_FIELDS, assoc))), []).append(name)
+            assoc_adds.setdefault((tuple(missing), tuple(set_clause(ASSOC_FIELDS, assoc, adding=True))),
+                                  []).append(name)
         for acct in extra:
             assoc_dels.setdefault(acct, []).append(name)
         if missing or extra:
@@ -638,16 +710,38 @@ def plan_users(plan, state, users, purge, present_qos, present_accounts):
     return sorted(set(dels))
 
 
-def plan_all(state, qos=None, accounts=None, users=None, purge=False):
-    """The whole change: QoS, then accounts (parents first), then users; removals in reverse."""
+def _names(entities, kind, keep_case=False):
+    """The entities with their names as Slurm stores them; two that Slurm would
+    store as one are refused."""
+    out, seen = [], {}
+    for index, entity in enumerate(entities or []):
+        name = entity_name('%s[%d] name' % (kind, index), entity.get('name'), keep_case)
+        if name in seen:
+            hint = '' if keep_case or kind != 'users' else (
+                ' (Slurm lower-cases user names unless slurmdbd.conf has Parameters=PreserveCaseUser)')
+            raise SacctmgrError('duplicate', '%s[%d] %r and %s[%d] %r are the same Slurm %s %r%s'
+                                % (kind, seen[name][0], seen[name][1], kind, index, entity.get('name'),
+                                   kind.rstrip('s'), name, hint), 'list it once')
+        seen[name] = (index, entity.get('name'))
+        out.append(dict(entity, name=name))
+    return out
+
+
+def plan_all(state, qos=None, accounts=None, users=None, purge=False, preserve_case_user=False):
+    """The whole change: QoS, then accounts (parents first), then users; removals in reverse.
+
+    Names are compared as Slurm stores them: QoS and account names in lower
+    case, user names too unless preserve_case_user (PreserveCaseUser).
+    """
     plan = Plan()
-    # Slurm keeps QoS and account names in lower case; user names as given.
-    qos = [dict(q, name=str(q['name']).lower()) for q in qos or []]
-    accounts = [dict(a, name=str(a['name']).lower(), parent=str(a['parent']).lower() if a.get('parent') else None)
-                for a in accounts or []]
-    users = [dict(u, default_account=str(u['default_account']).lower() if u.get('default_account') else None,
-                  accounts=[str(x).lower() for x in u['accounts']] if u.get('accounts') is not None else None)
-             for u in users or []]
+    qos = _names(qos, 'qos')
+    accounts = [dict(a, parent=entity_name('account %s parent' % a['name'], a['parent']) if a.get('parent') else None)
+                for a in _names(accounts, 'accounts')]
+    users = [dict(u, default_account=entity_name('user %s default_account' % u['name'], u['default_account'])
+                  if u.get('default_account') else None,
+                  accounts=[entity_name('user %s accounts' % u['name'], x) for x in u['accounts']]
+                  if u.get('accounts') is not None else None)
+             for u in _names(users, 'users', preserve_case_user)]
     present_qos = set(q['name'] for q in qos if q.get('state', 'present') == 'present')
     present_accounts = set(a['name'] for a in accounts if a.get('state', 'present') == 'present')
     # only the kinds given are managed (and purged)
@@ -716,9 +810,27 @@ USER_OPTIONS = dict(ASSOC_OPTIONS, name=dict(type='str'), state=STATE, default_a
                     admin_level=dict(type='str', choices=['none', 'operator', 'administrator']))
 COMMON_OPTIONS = dict(
     purge=dict(type='bool', default=False),
+    preserve_case_user=dict(type='bool'),
+    slurmdbd_conf=dict(type='path', default='/etc/slurm/slurmdbd.conf'),
     cluster=dict(type='str'),
     timeout=dict(type='int', default=60),
 )
+
+
+def preserve_case_user(path):
+    """Whether slurmdbd.conf at ``path`` sets PreserveCaseUser in Parameters, read
+    as slurmdbd reads it (a case-insensitive search in the value); False when
+    the file cannot be read."""
+    try:
+        with open(path) as f:
+            lines = f.read().splitlines()
+    except (IOError, OSError):
+        return False
+    for line in lines:
+        m = re.match(r'^\s*Parameters\s*=\s*(\S+)', line.split('#', 1)[0], re.I)
+        if m and 'preservecaseuser' in m.group(1).lower():
+            return True
+    return False
 
 
 def entities(module, list_key, spec):
@@ -753,7 +865,10 @@ def run(module, qos=None, accounts=None, users=None):
                     for f in ('grp_tres', 'max_tres_per_user', 'max_tres_per_job'))
     try:
         state = read_state(runner, p.get('cluster'), kinds, need_tres)
-        plan = plan_all(state, qos, accounts, users, p['purge'])
+        keep_case = p.get('preserve_case_user')
+        if keep_case is None:
+            keep_case = preserve_case_user(p['slurmdbd_conf'])
+        plan = plan_all(state, qos, accounts, users, p['purge'], keep_case)
         commands = [' '.join(args) for args, dummy in plan.steps]
         if not module.check_mode:
             apply(runner, plan)

@@ -65,15 +65,35 @@ X11Parameters
 '''.split())
 
 # Changing one of these (or the node definitions) takes a daemon restart;
-# everything else is applied with `scontrol reconfigure`.
+# everything else is applied with `scontrol reconfigure`. In every release,
+# slurmctld keeps the old value of AuthType, BurstBufferType, CredType,
+# JobContainerType, SchedulerType, SelectType, SelectTypeParameters and
+# SwitchType on a reconfigure (src/slurmctld/read_config.c); the rest of the
+# list is kept on the safe side (plugins, ports, paths, users).
 RESTART_KEYS = frozenset(k.lower() for k in '''
-AuthAltTypes AuthInfo AuthType ClusterName CredType GresTypes HashPlugin
-JobAcctGatherType JobContainerType LaunchType MpiDefault PluginDir
-PrologFlags ProctrackType SelectType SelectTypeParameters SlurmctldHost
+AccountingStorageHost AccountingStoragePort AccountingStorageType AuthAltTypes
+AuthInfo AuthType BurstBufferType ClusterName CredType GresTypes HashPlugin
+JobAcctGatherType JobContainerType LaunchType MpiDefault PluginDir PrologFlags
+ProctrackType SchedulerType SelectType SelectTypeParameters SlurmctldHost
 SlurmctldParameters SlurmctldPort SlurmdPort SlurmdSpoolDir SlurmdUser
 SlurmUser StateSaveLocation SwitchType TaskPlugin TLSType TopologyPlugin
-AccountingStorageType AccountingStorageHost AccountingStoragePort
 '''.split())
+
+# Up to 23.02, slurm.conf(5) also says "A restart of slurmctld is required" for
+# these; from 23.11 on, scontrol reconfigure starts slurmctld afresh and they apply.
+RESTART_KEYS_BEFORE_23_11 = frozenset(k.lower() for k in '''
+AccountingStorageEnforce CoreSpecPlugin MaxJobCount MaxNodeCount PowerPlugin
+'''.split())
+
+
+def restart_keys(version=None):
+    """The keys whose change takes a restart under Slurm ``version`` ('22.05'; None: the oldest)."""
+    try:
+        major, minor = (int(x) for x in str(version).split('.')[:2])
+    except ValueError:
+        major, minor = 0, 0
+    return RESTART_KEYS if (major, minor) >= (23, 11) else RESTART_KEYS | RESTART_KEYS_BEFORE_23_11
+
 
 # Line types whose every line is kept as a whole (``NodeName=... CPUs=...``).
 LINE_KEYS = ('nodename', 'partitionname', 'nodeset', 'downnodes')
@@ -100,13 +120,66 @@ def parse(text):
     return scalars, lines
 
 
-def changes(old_text, new_text):
-    """Compare two slurm.conf texts: which keys changed, and whether a restart is needed."""
+def changes(old_text, new_text, version=None):
+    """Compare two slurm.conf texts: which keys changed, and whether a restart is
+    needed under Slurm ``version`` (None: judged as the oldest supported release)."""
     if not old_text:
         return dict(changed=bool(new_text), keys=[], restart=True)
     old, old_lines = parse(old_text)
     new, new_lines = parse(new_text)
     keys = sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
     line_types = sorted(k for k in LINE_KEYS if old_lines.get(k, []) != new_lines.get(k, []))
-    restart = any(k in RESTART_KEYS for k in keys) or 'nodename' in line_types
+    restart = any(k in restart_keys(version) for k in keys) or 'nodename' in line_types
     return dict(changed=bool(keys or line_types), keys=keys + line_types, restart=restart)
+
+
+# --- slurmdbd.conf ---------------------------------------------------------------
+
+# Keys slurmdbd.conf reads in Slurm 22.05 to 24.11 (src/slurmdbd/read_config.c).
+SLURMDBD_KEYS = frozenset(k.lower() for k in '''
+AllResourcesAbsolute AllowNoDefAcct ArchiveDir ArchiveEvents ArchiveJobs
+ArchiveResvs ArchiveScript ArchiveSteps ArchiveSuspend ArchiveTXN ArchiveUsage
+AuthAltParameters AuthAltTypes AuthInfo AuthType CommitDelay
+CommunicationParameters DbdAddr DbdBackupHost DbdHost DbdPort DebugFlags
+DebugLevel DebugLevelSyslog DefaultQOS DisableCoordDBD HashPlugin JobPurge
+LogFile LogTimeFormat MaxQueryTimeRange MessageTimeout Parameters PidFile
+PluginDir PrivateData PurgeEventAfter PurgeEventMonths PurgeJobAfter
+PurgeJobMonths PurgeResvAfter PurgeStepAfter PurgeStepMonths PurgeSuspendAfter
+PurgeSuspendMonths PurgeTXNAfter PurgeTXNMonths PurgeUsageAfter
+PurgeUsageMonths SlurmUser StepPurge StorageBackupHost StorageHost StorageLoc
+StorageParameters StoragePass StoragePort StorageType StorageUser TCPTimeout
+TLSParameters TLSType TrackSlurmctldDown TrackWCKey
+'''.split())
+
+# Keys the slurmdbd role writes itself, with the variable that sets each.
+SLURMDBD_MANAGED = dict(
+    authtype='(munge, always)', dbdhost='(the first controller)', dbdport='slurm_ports',
+    slurmuser='slurm_user', logfile='(the Slurm log folder)', pidfile='(the platform file)',
+    storagetype='(accounting_storage/mysql)', storagehost='slurmdbd_storage_host',
+    storageport='slurmdbd_storage_port', storageuser='slurmdbd_storage_user',
+    storagepass='slurmdbd_storage_pass', storageloc='slurmdbd_storage_loc',
+    storageparameters='slurmdbd_storage_ca_cert, slurmdbd_storage_client_cert and slurmdbd_storage_client_key',
+)
+
+
+def conf_value(value):
+    """``value`` as a Slurm config file (slurm.conf, slurmdbd.conf) line must
+    carry it so that Slurm's parser (src/common/parse_config.c) reads back the
+    same string: '\\' and '#' escaped, double quotes around blanks.
+
+    Raises ValueError, saying why, for a value that no line can carry.
+    """
+    text = str(value)
+    if '\n' in text or '\r' in text:
+        raise ValueError('it holds a line break, which ends a config line')
+    blank = any(c.isspace() for c in text)
+    if blank and '"' in text:
+        raise ValueError('it holds both a blank and a double quote (Slurm reads a blank value only '
+                         'between double quotes, with none inside)')
+    if not blank and len(text) > 1 and text[0] == '"' and text[-1] == '"' and '"' not in text[1:-1]:
+        raise ValueError('it starts and ends with a double quote, which Slurm strips')
+    if text == '':
+        return '""'
+    escaped = text.replace('\\', '\\\\').replace('#', '\\#')
+    return '"%s"' % escaped if blank else escaped
+

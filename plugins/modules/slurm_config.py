@@ -29,6 +29,12 @@ options:
         node keeps no local copy).
     type: dict
     required: true
+  slurm_version:
+    description:
+      - The Slurm release (C(MAJOR.MINOR)) whose restart rules apply. Up to 23.02, more keys take a restart
+        (C(AccountingStorageEnforce), C(MaxJobCount), C(MaxNodeCount), C(CoreSpecPlugin), C(PowerPlugin)).
+      - Omitted, the rules of the oldest release apply (the safe side).
+    type: str
   owner:
     description: Owner of the files.
     type: str
@@ -98,6 +104,7 @@ def main():
             owner=dict(type='str', default='root'),
             group=dict(type='str', default='root'),
             mode=dict(type='str', default='0644'),
+            slurm_version=dict(type='str'),
         ),
         supports_check_mode=True,
     )
@@ -121,7 +128,7 @@ def main():
             if put(module, spec, diffs):
                 changed_files.append(name)
                 if name == 'slurm.conf' and content is not None:
-                    change = changes(to_text(old or b'', errors='surrogate_or_replace'), content)
+                    change = changes(to_text(old or b'', errors='surrogate_or_replace'), content, p['slurm_version'])
                     keys, restart = change['keys'], change['restart']
     except (IOError, OSError) as e:
         module.fail_json(msg='%s: %s' % (p['dir'], to_native(e)), changed=bool(changed_files),

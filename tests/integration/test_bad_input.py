@@ -57,19 +57,32 @@ def test_slurm_preflight_names_the_problem(tmp_path, group_vars, node_vars, mess
     assert message in out, out
 
 
-def test_a_password_with_a_hash_is_refused(tmp_path):
-    rc, out = run(tmp_path, '''
-        - hosts: ctl
-          gather_facts: false
-          tasks:
-            - ansible.builtin.include_role:
-                name: gpuhpc.slurm.slurmdbd
-                tasks_from: preflight
-        ''', dict(slurmdbd_storage_host='db.example', slurmdbd_storage_pass='abc#def'))
+SLURMDBD_PREFLIGHT = '''
+    - hosts: ctl
+      gather_facts: false
+      tasks:
+        - ansible.builtin.include_role:
+            name: gpuhpc.slurm.slurmdbd
+            tasks_from: preflight
+    '''
+
+
+def test_a_password_with_punctuation_is_accepted(tmp_path):
+    rc, out = run(tmp_path, SLURMDBD_PREFLIGHT, dict(slurmdbd_storage_host='db.example',
+                                                     slurmdbd_storage_pass='p;a!s@s#1\\x y\'z'))
+    assert rc == 0, out
+
+
+def test_what_slurmdbd_would_read_differently_is_refused(tmp_path):
+    rc, out = run(tmp_path, SLURMDBD_PREFLIGHT, dict(
+        slurmdbd_storage_host='db.example', slurmdbd_storage_pass='say "hi" now',
+        slurmdbd_conf_extra=dict(PurgeJobAfter='12month', StoragePass='x', PurgeJobAftr='1')))
     assert rc != 0
-    assert ("slurmdbd_storage_pass contains '#', which slurmdbd.conf reads as the start of a comment: "
-            "choose a password without '#'") in out, out
-    assert 'abc#def' not in out
+    assert 'say' not in out, out
+    assert ('slurmdbd_storage_pass cannot be written to slurmdbd.conf so that slurmdbd reads the same '
+            'password: it holds both a blank and a double quote') in out, out
+    assert "slurmdbd_conf_extra: 'StoragePass' is written by the role; set it with slurmdbd_storage_pass" in out, out
+    assert "slurmdbd_conf_extra: 'PurgeJobAftr' is not a slurmdbd.conf option" in out, out
 
 
 def test_an_unreachable_database_fails_with_the_check_message(tmp_path):

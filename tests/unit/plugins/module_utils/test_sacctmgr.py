@@ -145,3 +145,107 @@ def test_account_tree_filter():
 def test_qos_alone_needs_no_cluster():
     plan = sm.plan_all(state(cluster=None), qos=[dict(name='gpu', priority=5)])
     assert [' '.join(a) for a, dummy in plan.steps] == ['add qos name=gpu priority=5']
+
+
+def commands_of(plan):
+    return [' '.join(a) for a, dummy in plan.steps]
+
+
+LDAP = state(users={'root': dict(default_account='root', admin_level='administrator'),
+                    'kenji.sato': dict(default_account='vision', admin_level='none')},
+             assocs={('root', ''): dict(parent=None), ('root', 'root'): dict(parent=None),
+                     ('vision', ''): dict(parent='root'), ('vision', 'kenji.sato'): dict(parent='vision')})
+
+
+def test_user_names_are_compared_as_slurm_stores_them():
+    """Slurm lower-cases user names (no PreserveCaseUser): Kenji.Sato is kenji.sato."""
+    assert commands_of(sm.plan_all(LDAP, users=[dict(name='Kenji.Sato', default_account='Vision')])) == []
+    assert commands_of(sm.plan_all(LDAP, users=[dict(name='Kenji.Sato', default_account='vision')],
+                                   purge=True)) == []
+    assert commands_of(sm.plan_all(LDAP, users=[dict(name='Kenji.Sato', state='absent')])) == [
+        'delete user where name=kenji.sato cluster=gpulab']
+
+
+def test_preserve_case_user_keeps_the_case():
+    plan = sm.plan_all(LDAP, users=[dict(name='Kenji.Sato', default_account='vision')], preserve_case_user=True)
+    assert commands_of(plan) == ['add user name=Kenji.Sato cluster=gpulab account=vision defaultaccount=vision']
+
+
+def test_two_names_slurm_stores_as_one_are_refused():
+    with pytest.raises(sm.SacctmgrError) as err:
+        sm.plan_all(LDAP, users=[dict(name='Kenji.Sato', default_account='vision'),
+                                 dict(name='kenji.sato', default_account='vision')])
+    assert err.value.code == 'duplicate'
+    assert "users[0] 'Kenji.Sato' and users[1] 'kenji.sato'" in err.value.message
+    assert 'PreserveCaseUser' in err.value.message
+
+
+@pytest.mark.parametrize('kwargs', [
+    dict(users=[dict(name='a,b', default_account='vision')]),
+    dict(users=[dict(name='two words', default_account='vision')]),
+    dict(accounts=[dict(name='x=y')]),
+    dict(qos=[dict(name='gpu[1-2]')]),
+    dict(users=[dict(name='ok', default_account='vi sion')]),
+    dict(accounts=[dict(name='ok', parent='a,b')]),
+])
+def test_names_slurm_would_split_or_rewrite_are_refused(kwargs):
+    with pytest.raises(sm.SacctmgrError) as err:
+        sm.plan_all(LDAP, **kwargs)
+    assert err.value.code == 'bad_name'
+    assert 'which sacctmgr splits or rewrites' in err.value.message
+
+
+QOS_SET = state(qos={'normal': {}, 'gpu': dict(flags=frozenset(['denyonlimit']), preempt=frozenset(['normal']))},
+                assocs={('root', ''): dict(parent=None), ('vision', ''): dict(parent='root', qos=frozenset(['gpu']))})
+
+
+def test_empty_lists_clear_and_then_are_equal():
+    plan = sm.plan_all(QOS_SET, qos=[dict(name='gpu', flags=[], preempt=[])],
+                       accounts=[dict(name='vision', qos=[])])
+    assert commands_of(plan) == ['modify qos where name=gpu set flags=-1 preempt=',
+                                 'modify account where name=vision cluster=gpulab set qos=']
+    cleared = state(qos={'normal': {}, 'gpu': dict(flags=frozenset(), preempt=frozenset())},
+                    assocs={('root', ''): dict(parent=None), ('vision', ''): dict(parent='root', qos=frozenset())})
+    assert commands_of(sm.plan_all(cleared, qos=[dict(name='gpu', flags=[], preempt=[])],
+                                   accounts=[dict(name='vision', qos=[])])) == []
+
+
+def test_a_new_entity_sends_no_empty_list():
+    plan = sm.plan_all(state(), qos=[dict(name='new', flags=[], preempt=[])], accounts=[dict(name='team', qos=[])])
+    assert commands_of(plan) == ['add qos name=new', 'add account name=team cluster=gpulab parent=root']
+
+
+TREE = state(assocs={('root', ''): dict(parent=None), ('research', ''): dict(parent='root'),
+                     ('vision', ''): dict(parent='research'), ('other', ''): dict(parent='root'),
+                     ('old', ''): dict(parent='other')})
+
+
+def test_purge_never_deletes_an_ancestor_of_a_listed_account():
+    plan = sm.plan_all(TREE, accounts=[dict(name='vision', parent='research')], purge=True)
+    assert commands_of(plan) == ['delete account where name=old,other cluster=gpulab']
+
+
+def test_purge_deletes_a_former_parent_once_its_child_has_moved():
+    plan = sm.plan_all(TREE, accounts=[dict(name='vision')], purge=True)
+    assert commands_of(plan) == ['modify account where name=vision cluster=gpulab set parent=root',
+                                 'delete account where name=old,other,research cluster=gpulab']
+
+
+def test_descriptions_are_compared_as_sacctmgr_stores_them():
+    current = state(accounts={'root': {}, 'vision': dict(description='say `hi` (cv)', organization='lab')},
+                    assocs={('root', ''): dict(parent=None), ('vision', ''): dict(parent='root')})
+    plan = sm.plan_all(current, accounts=[dict(name='vision', description='Say "hi" (CV)', organization="'Lab'")])
+    assert commands_of(plan) == []
+
+
+@pytest.mark.parametrize('text, keep', [
+    ('StoragePass=x\nParameters=PreserveCaseUser\n', True),
+    ('parameters=preservecaseuser,other\n', True),
+    ('#Parameters=PreserveCaseUser\n', False),
+    ('StorageLoc=slurm_acct_db\n', False),
+])
+def test_preserve_case_user_is_read_as_slurmdbd_reads_it(tmp_path, text, keep):
+    conf = tmp_path / 'slurmdbd.conf'
+    conf.write_text(text)
+    assert sm.preserve_case_user(str(conf)) is keep
+    assert sm.preserve_case_user(str(tmp_path / 'missing')) is False

@@ -1,3 +1,7 @@
+import re
+
+import pytest
+from ansible_collections.gpuhpc.slurm.plugins.module_utils import slurm_conf
 from ansible_collections.gpuhpc.slurm.plugins.module_utils.slurm_conf import changes, parse, unknown_keys
 
 OLD = """# managed
@@ -45,3 +49,62 @@ def test_a_new_node_needs_a_restart():
 
 def test_a_first_write_is_a_restart():
     assert changes('', OLD)['restart'] is True
+
+
+def read_conf_value(line):
+    """The value of one ``Key=value`` line as Slurm's parser (src/common/parse_config.c,
+    the same in 22.05 and 24.11) reads it: _strip_comments, _strip_escapes, then
+    keyvalue_pattern."""
+    out, count = [], 0
+    for c in line:  # a '#' after an even number of backslashes starts a comment
+        if c == '#' and count % 2 == 0:
+            break
+        count = count + 1 if c == '\\' else 0
+        out.append(c)
+    plain, skip = [], False
+    for c in out:  # a backslash keeps the character after it
+        if skip or c != '\\':
+            plain.append(c)
+            skip = False
+        else:
+            skip = True
+    m = re.match(r'^\s*[A-Za-z0-9_.]+\s*[-*+/]?=\s*(("([^"]*)")|(\S+))(\s|$)', ''.join(plain))
+    return m.group(3) if m.group(3) is not None else m.group(4)
+
+
+@pytest.mark.parametrize('value', [
+    'simple', 'p;a!s@s#1', 'back\\slash', 'end\\', '\\#', 'with space', 'tab\there', '"lead', 'a"b',
+    "'single'", '""x""', 'x=y', 'Ünïcode', '#',
+])
+def test_conf_value_reads_back_the_same(value):
+    assert read_conf_value('StoragePass=' + slurm_conf.conf_value(value)) == value
+
+
+@pytest.mark.parametrize('value, why', [
+    ('say "hi" now', 'both a blank and a double quote'),
+    ('"wrapped"', 'starts and ends with a double quote'),
+    ('two\nlines', 'line break'),
+])
+def test_conf_value_refuses_what_no_line_can_carry(value, why):
+    with pytest.raises(ValueError, match=why):
+        slurm_conf.conf_value(value)
+
+
+@pytest.mark.parametrize('key', ['AccountingStorageEnforce', 'MaxJobCount', 'MaxNodeCount', 'CoreSpecPlugin',
+                                 'PowerPlugin'])
+def test_keys_that_take_a_restart_before_23_11_only(key):
+    """slurm.conf(5) of 22.05 and 23.02: 'A restart of slurmctld is required'; from 23.11
+    scontrol reconfigure starts slurmctld afresh."""
+    new = OLD + '%s=1\n' % key
+    assert changes(OLD, new, '22.05')['restart'] is True
+    assert changes(OLD, new, '23.02')['restart'] is True
+    assert changes(OLD, new)['restart'] is True
+    assert changes(OLD, new, '24.11')['restart'] is False
+
+
+@pytest.mark.parametrize('version', ['22.05', '24.11', '25.05'])
+@pytest.mark.parametrize('key', ['AuthType', 'CredType', 'SchedulerType', 'SelectTypeParameters', 'SwitchType',
+                                 'BurstBufferType', 'JobContainerType'])
+def test_keys_reconfigure_never_applies(key, version):
+    """read_config.c keeps their old value on a reconfigure in every release."""
+    assert changes(OLD, OLD + '%s=x\n' % key, version)['restart'] is True
