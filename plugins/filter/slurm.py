@@ -12,7 +12,11 @@ import re
 from ansible.errors import AnsibleFilterError
 from ansible_collections.gpuhpc.slurm.plugins.module_utils import dbcheck, hostlist, slurm_conf
 
-CLUSTER_NAME = re.compile(r'^[a-z0-9_]{1,40}$')
+# Up to 40 characters: the name prefixes slurmdbd's tables (the longest suffix,
+# _assoc_usage_month_table, leaves 40 of MariaDB's 64). Slurm lower-cases it.
+CLUSTER_NAME = re.compile(r'^[a-z0-9][a-z0-9_-]{0,39}$')
+# A NodeName that hostlist expressions, sinfo and the exporters' labels keep whole.
+NODE_NAME = re.compile(r'^[A-Za-z][A-Za-z0-9_-]*$')
 
 
 def hostlist_compress(hosts):
@@ -85,11 +89,21 @@ def slurm_nodes(hosts, hostvars, memory_reserved_mb=0, gres_autodetect=''):
     ``gpu-[01-12]``), one message per inconsistency naming the host and the
     variable, and the smallest node's memory per CPU.
     """
-    problems, defs = [], []
+    problems, defs, owners = [], [], {}
     for host in hosts:
         hv = hostvars[host]
         facts = hv.get('ansible_facts') or {}
         name = slurm_node_name(host, hostvars)
+        if not NODE_NAME.match(name):
+            problems.append("%s: the Slurm node name '%s' (%s) is not one Slurm can use: it must start with a "
+                            "letter and hold only letters, digits, '-' and '_'; set slurm_node_name for the host"
+                            % (host, name, 'slurm_node_name' if hv.get('slurm_node_name') else
+                               'the first label of the inventory name'))
+        if name in owners:
+            problems.append("%s and %s are both the Slurm node '%s': set slurm_node_name on one of them"
+                            % (owners[name], host, name))
+            continue
+        owners[name] = host
         memory = hv.get('slurm_node_real_memory')
         if memory in (None, '', 0):
             if 'memtotal_mb' in facts:
@@ -129,11 +143,25 @@ def slurm_nodes(hosts, hostvars, memory_reserved_mb=0, gres_autodetect=''):
     return dict(nodes=nodes, problems=unique, def_mem_per_cpu=min(shares) if shares else 0)
 
 
-def slurm_partitions(partitions, compute_nodes):
+def billing_weights(members, nodes):
+    """The default TRESBillingWeights of a partition of ``members``: a GPU is
+    billed as the CPUs that come with it (CPUs per GPU of its nodes, the
+    smallest where they differ), so that fair share and billing hours count
+    GPUs; None for a partition without GPUs (Slurm bills CPUs)."""
+    members = set(members)
+    ratios = [n['cpus'] / float(n['gpus']['count']) for n in nodes or []
+              if n.get('gpus') and n['cpus'] and members & set(n['hosts'])]
+    if not ratios:
+        return None
+    return 'CPU=1.0,GRES/gpu=%s' % ('%.2f' % min(ratios)).rstrip('0').rstrip('.')
+
+
+def slurm_partitions(partitions, compute_nodes, nodes=None):
     """Resolve partitions: node lists expanded and checked against the compute nodes.
 
     Returns ``{'partitions': [...], 'problems': [...]}``; a partition without
-    ``nodes`` takes every compute node.
+    ``nodes`` takes every compute node. With ``nodes`` (slurm_nodes' groups),
+    a partition without ``tres_billing_weights`` gets billing_weights().
     """
     problems, out = [], []
     known = set(compute_nodes)
@@ -157,7 +185,10 @@ def slurm_partitions(partitions, compute_nodes):
                                 "add it to the slurm_compute group or remove it from the partition" % (name, node))
         if not members:
             problems.append("partition '%s' has no node" % name)
-        out.append(dict(part, nodes=hostlist.compress(members)))
+        resolved = dict(part, nodes=hostlist.compress(members))
+        if 'tres_billing_weights' not in part and nodes is not None:
+            resolved['tres_billing_weights'] = billing_weights(members, nodes)
+        out.append(resolved)
     if not out and not problems:
         problems.append('slurm_partitions is empty: define at least one partition')
     return dict(partitions=out, problems=problems)
@@ -226,8 +257,9 @@ def slurm_conf_changes(old_text, new_text, version=None):
 def slurm_cluster_name_error(name):
     """'' when ``name`` is a cluster name Slurm accepts, else why not."""
     if not CLUSTER_NAME.match(str(name)):
-        return ("slurm_cluster_name '%s' is not a name Slurm accepts: use 1 to 40 lowercase letters, "
-                "digits or underscores (it names tables in the accounting database)" % name)
+        return ("slurm_cluster_name '%s' is not a name Slurm accepts: use 1 to 40 lowercase letters, digits, "
+                "'-' or '_', starting with a letter or digit (it names tables in the accounting database, "
+                "and Slurm lower-cases it)" % name)
     return ''
 
 

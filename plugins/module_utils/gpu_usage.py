@@ -3,9 +3,13 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """GPU-hours per account and user from sacct, and the report in CSV, JSON or markdown.
 
-The source is `sacct -a -X -n -P -T -S START -E END`: one line per job
-allocation, with Start and End truncated to the window (-T), so a job that
-ran across the window's edge counts only its part inside. sreport's rollups
+The source is `sacct -a -D -X -n -P -T -S START -E END`: one line per run of
+a job allocation (-D: a job requeued after preemption or a node failure has
+one record per run, each with its own time), with Start and End truncated to
+the window (-T), so a job that ran across the window's edge counts only its
+part inside. The seconds are Slurm's ElapsedRaw: truncated to the window,
+suspended time taken off. A job that waited in the window and started after
+it has a Start after its truncated End, and is not counted. sreport's rollups
 would exclude the current hour and count only finished hours.
 """
 
@@ -19,11 +23,11 @@ import io
 import json
 import re
 
-SACCT_FIELDS = ('JobID', 'User', 'Account', 'AllocTRES', 'Start', 'End', 'State')
+SACCT_FIELDS = ('JobID', 'User', 'Account', 'AllocTRES', 'Start', 'End', 'State', 'ElapsedRaw')
 
 
 def sacct_args(start, end, cluster=None, accounts=None, users=None):
-    args = ['-a', '-X', '-n', '-P', '-T', '-S', start, '-E', end, '--format=' + ','.join(SACCT_FIELDS)]
+    args = ['-a', '-D', '-X', '-n', '-P', '-T', '-S', start, '-E', end, '--format=' + ','.join(SACCT_FIELDS)]
     if cluster:
         args += ['-M', cluster]
     if accounts:
@@ -46,24 +50,34 @@ def tres_count(tres, name):
 
 
 def aggregate(sacct_output, now):
-    """Sums per account and per (user, account) from sacct -P lines."""
-    accounts, users = {}, {}
+    """Sums per account and per (user, account) from sacct -P lines.
+
+    jobs and gpu_jobs count job ids (a requeued job once); the seconds count
+    every run. ``now`` ends a running job's time when sacct gives no ElapsedRaw.
+    """
+    accounts, users, seen = {}, {}, set()
     for line in sacct_output.splitlines():
         cells = line.split('|')
         if len(cells) < len(SACCT_FIELDS):
             continue
-        jobid, user, account, tres, start, end = cells[:6]
-        begin = _time(start)
+        jobid, user, account, tres, start, end, dummy, elapsed = cells[:8]
+        begin, finish = _time(start), _time(end)
         if begin is None or not tres:
             continue  # never ran (a job cancelled while pending has no AllocTRES)
-        finish = _time(end) or now
-        seconds = max(0, int((finish - begin).total_seconds()))
+        if finish is not None and begin > finish:
+            continue  # waited in the window, ran after it (-T ends it at the window's end)
+        if elapsed.strip().isdigit():
+            seconds = int(elapsed)
+        else:
+            seconds = max(0, int(((finish or now) - begin).total_seconds()))
         gpus = tres_count(tres, 'gres/gpu')
         billing = tres_count(tres, 'billing')
         for key, table in ((account, accounts), ((user, account), users)):
             row = table.setdefault(key, dict(jobs=0, gpu_jobs=0, gpu_seconds=0, billing_seconds=0))
-            row['jobs'] += 1
-            row['gpu_jobs'] += 1 if gpus else 0
+            if (jobid, key) not in seen:
+                seen.add((jobid, key))
+                row['jobs'] += 1
+                row['gpu_jobs'] += 1 if gpus else 0
             row['gpu_seconds'] += gpus * seconds
             row['billing_seconds'] += billing * seconds
     return accounts, users
@@ -107,7 +121,7 @@ def render(fmt, by_account, by_user, total, window, price=None, currency=''):
             writer.writerow(('user', r['account'], r['user']) + tuple(r[c] for c in columns))
         writer.writerow(('total', '', '') + tuple(total[c] for c in columns))
         return out.getvalue()
-    head = ['GPU usage %s to %s (source: sacct -X -T, jobs truncated to the window)' % (window['start'], window['end'])]
+    head = ['GPU usage %s to %s (source: sacct -D -X -T, every run truncated to the window)' % (window['start'], window['end'])]
     if price is not None:
         head.append('Price per GPU-hour: %s %s' % (price, currency))
     lines = head + ['']

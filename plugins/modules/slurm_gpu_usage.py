@@ -17,11 +17,15 @@ description:
     and per user and account, from slurmdbd's job records, and renders them
     as CSV, JSON or a markdown table, with a cost when a price per GPU-hour is
     given.
-  - "Source: C(sacct -a -X -n -P -T -S START -E END). C(-X) counts each job
-    once (its allocation, not its steps); C(-T) truncates Start and End to the
-    window, so a job that crosses the window's edge counts only its part
-    inside; a running job counts up to now. GPUs are the job's
-    C(gres/gpu) in AllocTRES, billing its C(billing) TRES."
+  - "Source: C(sacct -a -D -X -n -P -T -S START -E END). C(-X) reads each job's
+    allocation, not its steps; C(-D) every run of a job requeued after
+    preemption or a node failure, each with its own time; C(-T) truncates Start
+    and End to the window, so a job that crosses the window's edge counts only
+    its part inside. The seconds are Slurm's ElapsedRaw (suspended time taken
+    off); a running job counts up to now; a job that waited in the window and
+    started after it does not count. GPUs are the job's C(gres/gpu) in
+    AllocTRES, billing its C(billing) TRES. A requeued job counts once in
+    C(jobs)."
   - C(sreport cluster AccountUtilizationByUser -T gres/gpu) gives similar totals
     from the hourly rollups, but rollups exclude the current (unfinished) hour
     and follow the rollup schedule; this module reads the job records instead,
@@ -117,7 +121,7 @@ window:
   description: The window as given, and the command the numbers come from.
   returned: success
   type: dict
-  sample: {start: "2026-10-01", end: "2026-11-01", source: "sacct -a -X -n -P -T ..."}
+  sample: {start: "2026-10-01", end: "2026-11-01", source: "sacct -a -D -X -n -P -T ..."}
 report:
   description: The report in the chosen format.
   returned: success

@@ -84,16 +84,17 @@ def test_partition_problems():
     assert "defined twice" in slurm_partitions([dict(name='a'), dict(name='a')], ['n1'])['problems'][0]
 
 
-@pytest.mark.parametrize('name', ['gpulab', 'cluster_1', 'a' * 40])
+@pytest.mark.parametrize('name', ['gpulab', 'cluster_1', 'a' * 40, 'prod-a100', '2024-lab'])
 def test_good_cluster_names(name):
     assert slurm_cluster_name_error(name) == ''
 
 
-@pytest.mark.parametrize('name', ['GPU', 'my-cluster', 'a' * 41, '', 'lab cluster'])
+@pytest.mark.parametrize('name', ['GPU', 'My-Cluster', 'a' * 41, '', 'lab cluster', '-lab', 'a.b'])
 def test_bad_cluster_names(name):
     message = slurm_cluster_name_error(name)
-    assert message == ("slurm_cluster_name '%s' is not a name Slurm accepts: use 1 to 40 lowercase letters, "
-                       "digits or underscores (it names tables in the accounting database)" % name)
+    assert message == ("slurm_cluster_name '%s' is not a name Slurm accepts: use 1 to 40 lowercase letters, digits, "
+                       "'-' or '_', starting with a letter or digit (it names tables in the accounting database, "
+                       "and Slurm lower-cases it)" % name)
 
 
 def test_extra_keys():
@@ -112,4 +113,50 @@ def test_slurm_version():
 def test_filters_are_registered():
     assert {'hostlist_compress', 'hostlist_expand', 'slurm_nodes', 'slurm_partitions', 'slurm_conf_changes',
             'slurm_conf_extra_problems', 'slurm_cluster_name_error', 'slurm_version',
-            'slurm_node_name', 'db_check_report', 'account_tree'} == set(FilterModule().filters())
+            'slurm_node_name', 'db_check_report', 'account_tree', 'slurm_conf_value',
+            'slurmdbd_problems'} == set(FilterModule().filters())
+
+
+def test_two_hosts_that_would_be_one_slurm_node_are_refused():
+    hostvars = {'gpu01.rack1': node(), 'gpu01.rack2': node(), 'gpu02.rack2': node(slurm_node_name='gpu02')}
+    problems = slurm_nodes(list(hostvars), hostvars)['problems']
+    assert problems == ["gpu01.rack1 and gpu01.rack2 are both the Slurm node 'gpu01': "
+                        "set slurm_node_name on one of them"]
+
+
+@pytest.mark.parametrize('host, extra, why', [
+    ('10.0.0.5', {}, "the Slurm node name '10' (the first label of the inventory name)"),
+    ('gpu-01', dict(slurm_node_name='gpu 01'), "the Slurm node name 'gpu 01' (slurm_node_name)"),
+    ('gpu-01', dict(slurm_node_name='gpu[01]'), "the Slurm node name 'gpu[01]' (slurm_node_name)"),
+])
+def test_node_names_slurm_cannot_use_are_refused(host, extra, why):
+    problems = slurm_nodes([host], {host: node(**extra)})['problems']
+    assert problems == ["%s: %s is not one Slurm can use: it must start with a letter and hold only letters, "
+                        "digits, '-' and '_'; set slurm_node_name for the host" % (host, why)]
+
+
+def test_slurmdbd_problems_are_listed_together():
+    from ansible_collections.gpuhpc.slurm.plugins.filter.slurm import slurmdbd_problems
+    assert slurmdbd_problems(dict(storage_host='db', storage_pass='p;a!s@s#1', conf_extra=dict(
+        PurgeJobAfter='24month', Parameters='PreserveCaseUser'))) == []
+    problems = slurmdbd_problems(dict(storage_host='', storage_pass='"wrapped"', storage_client_cert='c',
+                                      conf_extra=dict(DbdPort=1, CommitDelai=1, ArchiveDir='/a b"')))
+    assert [p.split(':')[0] for p in problems] == [
+        'slurmdbd_storage_host is empty', 'slurmdbd_storage_pass cannot be written to slurmdbd.conf so that slurmdbd '
+        'reads the same password', 'slurmdbd_storage_client_cert and slurmdbd_storage_client_key go together',
+        'slurmdbd_conf_extra', 'slurmdbd_conf_extra', 'slurmdbd_conf_extra']
+    assert 'wrapped' not in ' '.join(problems)
+
+
+def test_gpus_are_billed_as_the_cpus_that_come_with_them():
+    hostvars = {'a100-4': node(slurm_node_gpus=dict(count=4, type='a100')),
+                'a100-2': node(slurm_node_gpus=dict(count=2, type='a100')),
+                'cpu-01': node()}
+    nodes = slurm_nodes(list(hostvars), hostvars)['nodes']
+    parts = slurm_partitions([dict(name='gpu', nodes='a100-[2,4]'), dict(name='cpu', nodes='cpu-01'),
+                              dict(name='mine', nodes='a100-2', tres_billing_weights='CPU=1,GRES/gpu=100'),
+                              dict(name='off', nodes='a100-4', tres_billing_weights='')],
+                             list(hostvars), nodes)
+    weights = dict((p['name'], p['tres_billing_weights']) for p in parts['partitions'])
+    # 64 CPUs: 16 per GPU on the 4-GPU node, 32 on the 2-GPU one; the smaller
+    assert weights == {'gpu': 'CPU=1.0,GRES/gpu=16', 'cpu': None, 'mine': 'CPU=1,GRES/gpu=100', 'off': ''}

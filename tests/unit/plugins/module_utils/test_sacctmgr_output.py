@@ -122,3 +122,59 @@ def test_a_failure_half_way_says_what_was_applied(capture):
     assert err.value.applied == ['add qos name=a']
     assert err.value.not_applied == ['add account name=orphan cluster=gpulab parent=no-such-parent',
                                      'add user name=u cluster=gpulab account=orphan']
+
+
+def answer(capture, *words):
+    """The captured command whose arguments hold all of ``words``."""
+    return next(c for c in capture['commands'] if all(w in c['args'] for w in words))
+
+
+def test_slurm_lower_cases_user_names(capture):
+    added = answer(capture, 'name=Kenji.Sato', 'add')
+    assert added['rc'] == 0 and 'kenji.sato' in added['stdout']
+    assert answer(capture, 'name=kenji.sato', 'show')['stdout'].split('|')[0] == 'kenji.sato'
+    assert sm.entity_name('user', 'Kenji.Sato') == 'kenji.sato'
+
+
+def test_empty_lists(capture):
+    """'' (two characters) is a flag or QoS name; -1 and an empty value clear."""
+    runner = Replay(capture)
+    with pytest.raises(sm.SacctmgrError) as err:
+        runner.write(answer(capture, "flags=''")['args'][1:])
+    assert err.value.code == 'bad_qos_flag'
+    cleared = answer(capture, 'flags=-1', 'preempt=')
+    runner.write(cleared['args'][1:])
+    assert sm.set_clause(sm.QOS_FIELDS, dict(flags=frozenset(), preempt=frozenset())) == ['flags=-1', 'preempt=']
+    name, flags, preempt = answer(capture, 'format=Name,Flags,Preempt')['stdout'].strip().split('|')[:3]
+    assert (sm.normalise('set', flags, 'f'), sm.normalise('set', preempt, 'p')) == (frozenset(), frozenset())
+    rows = [line.split('|') for line in answer(capture, 'format=Account,User,QOS')['stdout'].splitlines()]
+    # cleared (capqos) and never given (capnoqos) read the same: empty
+    assert sorted((r[0], sm.normalise('set', r[2], 'q')) for r in rows) == [('capnoqos', frozenset()),
+                                                                            ('capqos', frozenset())]
+
+
+def test_descriptions_read_back_as_sacctmgr_stores_them(capture):
+    added = answer(capture, 'name=capdesc', 'add')
+    # the request is echoed on stdout, error phrase included: still a success
+    assert 'permission denied' in added['stdout']
+    Replay(capture).write(added['args'][1:])
+    name, description, organization = answer(capture, 'name=capdesc', 'show')['stdout'].strip().split('|')
+    assert sm.normalise('text', 'say "hi" Permission denied', 'd') == description
+    assert sm.normalise('text', "'quoted' org", 'o') == organization
+
+
+@pytest.mark.parametrize('words, code, named', [
+    (('delete', 'name=capjobs'), 'jobs_running', 'A = capjobs'),
+    (('delete', 'name=capuser', 'account=capdef'), 'default_account', 'U = capuser'),
+    (('delete', 'account', 'name=capdef'), 'default_account', 'U = capuser'),
+])
+def test_refused_deletions_name_the_association(capture, words, code, named):
+    runner = Replay(capture)
+    if code == 'default_account' and ' 22.05.' in capture['version']:
+        # 22.05 deletes a user's default account association (24.11 refuses)
+        assert 'Deleting' in runner.write(answer(capture, *words)['args'][1:])
+        return
+    with pytest.raises(sm.SacctmgrError) as err:
+        runner.write(answer(capture, *words)['args'][1:])
+    assert err.value.code == code
+    assert named in err.value.message
