@@ -43,10 +43,18 @@ def test_good_input_passes(tmp_path):
      "partition 'big' names node 'gpu-02', which is not a compute node: "
      "add it to the slurm_compute group or remove it from the partition"),
     (dict(slurm_cluster_name='My-Cluster'), None,
-     "slurm_cluster_name 'My-Cluster' is not a name Slurm accepts: use 1 to 40 lowercase letters, "
-     "digits or underscores (it names tables in the accounting database)"),
+     "slurm_cluster_name 'My-Cluster' is not a name Slurm accepts: use 1 to 40 lowercase letters, digits, "
+     "'-' or '_', starting with a letter or digit (it names tables in the accounting database, "
+     "and Slurm lower-cases it)"),
     (dict(slurm_conf_extra=dict(SchedulerParamaters='bf_continue')), None,
      "slurm_conf_extra: 'SchedulerParamaters' is not a slurm.conf option (see man slurm.conf); check its spelling"),
+    (dict(slurm_controller_hosts=['ctl', 'gpu-01']), None,
+     "slurm_controller has 2 hosts (ctl, gpu-01): set slurm_state_save_location to a folder they all share (NFS), "
+     "or a backup that takes over starts from an empty state"),
+    (dict(slurm_state_save_location='srv/state'), None,
+     "slurm_state_save_location 'srv/state' is not an absolute path"),
+    ({}, dict(slurm_node_gpus=dict(count=2), slurm_node_name='10.0.0.5'),
+     "gpu-01: the Slurm node name '10.0.0.5' (slurm_node_name) is not one Slurm can use"),
     (dict(slurm_gpu_job_map_dir='run/gpu-jobs'), None,
      "slurm_gpu_job_map_dir 'run/gpu-jobs' is not an absolute path: give one (e.g. /run/gpuhpc/gpu-jobs), "
      "or an empty string for no GPU job map"),
