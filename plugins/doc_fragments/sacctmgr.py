@@ -36,7 +36,7 @@ options:
   preserve_case_user:
     description:
       - Whether slurmdbd keeps the case of user names (slurmdbd.conf C(Parameters=PreserveCaseUser)).
-        Without it Slurm lower-cases user names, and so does the module before it compares:
+        Without it Slurm lower-cases user names, and so does the module before it compares, so that
         C(Kenji.Sato) is the Slurm user C(kenji.sato).
       - Omitted, the module reads C(Parameters) from O(slurmdbd_conf) as slurmdbd does, and
         takes false when that file cannot be read.

@@ -123,10 +123,9 @@ def entity_name(what, value, keep_case=False):
     text = '' if value is None else str(value)
     bad = sorted(set(BAD_NAME.findall(text)))
     if not text or bad:
-        raise SacctmgrError('bad_name', '%s %r %s' % (what, text, 'is empty' if not text else
-                                                       'contains %s, which sacctmgr splits or rewrites'
-                                                       % ' '.join(repr(c) for c in bad)),
-                            'use a name of letters, digits and . _ - @ only')
+        why = 'is empty' if not text else ('contains %s, which sacctmgr splits or rewrites'
+                                           % ' '.join(repr(c) for c in bad))
+        raise SacctmgrError('bad_name', '%s %r %s' % (what, text, why), 'use a name of letters, digits and . _ - @ only')
     return text if keep_case else text.lower()
 
 

@@ -182,4 +182,3 @@ def conf_value(value):
         return '""'
     escaped = text.replace('\\', '\\\\').replace('#', '\\#')
     return '"%s"' % escaped if blank else escaped
-

@@ -141,7 +141,7 @@ def test_slurmdbd_problems_are_listed_together():
         PurgeJobAfter='24month', Parameters='PreserveCaseUser'))) == []
     problems = slurmdbd_problems(dict(storage_host='', storage_pass='"wrapped"', storage_client_cert='c',
                                       conf_extra=dict(DbdPort=1, CommitDelai=1, ArchiveDir='/a b"')))
-    assert [p.split(':')[0] for p in problems] == [
+    assert [p.split(':', maxsplit=1)[0] for p in problems] == [
         'slurmdbd_storage_host is empty', 'slurmdbd_storage_pass cannot be written to slurmdbd.conf so that slurmdbd '
         'reads the same password', 'slurmdbd_storage_client_cert and slurmdbd_storage_client_key go together',
         'slurmdbd_conf_extra', 'slurmdbd_conf_extra', 'slurmdbd_conf_extra']
