@@ -130,10 +130,22 @@ def probe_address(listen_address):
         raise AnsibleFilterError('probe_address: %s' % e)
 
 
+def failure_messages(result, label):
+    """What a failed task said, as ``label: message`` lines: one per failed item
+    of a loop, or the task's message; [] without a result (ansible_failed_result
+    exists only on the host that ran the failed task)."""
+    if not isinstance(result, dict):
+        return []
+    items = [r for r in result.get('results') or [] if isinstance(r, dict) and r.get('failed')]
+    messages = [r.get('msg') for r in items if r.get('msg')] or [result.get('msg') or 'failed']
+    return ['%s: %s' % (label, m if isinstance(m, str) else '; '.join(str(x) for x in m)) for m in messages]
+
+
 class FilterModule(object):
     def filters(self):
         return {
             'config_entries': config_entries,
+            'failure_messages': failure_messages,
             'inventory_problems': inventory_problems,
             'munge_key_error': munge_key_error,
             'packages_missing': packages_missing,

@@ -139,3 +139,22 @@ def test_slurm_exporter_preflight_passes_good_input(tmp_path):
         slurm_exporter_flavour='upstream', slurm_exporter_upstream_url='https://mirror.example/e.tar.gz',
         slurm_exporter_upstream_sha256='a' * 64, slurm_exporter_upstream_binary='e/slurm_exporter'))
     assert rc == 0, out
+
+
+def test_every_role_s_problems_are_listed_at_once(tmp_path):
+    """site.yml's preflight (playbooks/preflight_roles.yml): a problem of munge, of
+    the slurm role, of slurmdbd and of node_exporter, all in one failure, before
+    any host changes (munge used to be installed and started before a bad
+    cluster name was reported)."""
+    rc, out = run(tmp_path, '- ansible.builtin.import_playbook: gpuhpc.slurm.preflight_roles\n',
+                  dict(munge_num_threads=0, slurm_cluster_name='Bad Name', slurmdbd_storage_host='db.example',
+                       slurmdbd_storage_pass='x', slurmdbd_conf_extra=dict(Bogus=1),
+                       node_exporter_listen_address='nope'))
+    assert rc != 0
+    assert '4 problem(s) in the inventory, nothing was changed: ' in out, out
+    for message in ('munge: munge_num_threads is 0: give at least 1',
+                    "slurm: Slurm configuration problems: slurm_cluster_name 'Bad Name' is not a name Slurm accepts",
+                    "slurmdbd: slurmdbd_conf_extra: 'Bogus' is not a slurmdbd.conf option",
+                    "node_exporter: node_exporter_listen_address 'nope' is not ADDRESS:PORT"):
+        assert message in out, message
+    assert 'changed=1' not in out

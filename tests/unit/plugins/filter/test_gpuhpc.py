@@ -71,8 +71,9 @@ def test_munge_key_error():
 
 
 def test_filters_are_registered():
-    assert set(FilterModule().filters()) == {'config_entries', 'inventory_problems', 'munge_key_error', 'packages_missing',
-                                             'probe_address', 'prometheus_samples', 'scrape_targets'}
+    assert set(FilterModule().filters()) == {'config_entries', 'failure_messages', 'inventory_problems',
+                                             'munge_key_error', 'packages_missing', 'probe_address',
+                                             'prometheus_samples', 'scrape_targets'}
 
 
 def test_prometheus_samples():
@@ -153,3 +154,13 @@ def test_probe_address(listen, host, port, url_host):
 def test_probe_address_refuses_what_is_no_listen_address(bad):
     with pytest.raises(AnsibleFilterError, match='is not a listen address'):
         probe_address(bad)
+
+
+def test_failure_messages():
+    from ansible_collections.gpuhpc.slurm.plugins.filter.gpuhpc import failure_messages
+    assert failure_messages(None, 'slurm') == []
+    assert failure_messages(dict(failed=True, msg='bad name'), 'slurm') == ['slurm: bad name']
+    loop = dict(failed=True, msg='One or more items failed',
+                results=[dict(failed=False, msg='ok'), dict(failed=True, msg='bad interval'),
+                         dict(failed=True, msg=['a', 'b'])])
+    assert failure_messages(loop, 'grafana') == ['grafana: bad interval', 'grafana: a; b']
