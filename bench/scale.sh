@@ -42,6 +42,22 @@ count=$(ANSIBLE_INVENTORY_UNPARSED_FAILED=true ansible-inventory "${inv[@]}" --l
 down() { ansible-playbook "${inv[@]}" lab/down.yml >/dev/null; }
 trap 'echo "bench/scale.sh: a run failed; see $log-*.log" >&2' ERR
 
+# systemd in each container takes inotify instances; at the kernel's default
+# of 128 per user, about 25 lab containers boot and the others restart in a
+# loop. The lab's hosts are N + 4.
+need=$(( (nodes + 4) * 8 ))
+have=$(sysctl -n fs.inotify.max_user_instances)
+if (( have < need )); then
+  if [[ $(id -u) -eq 0 ]]; then
+    echo "bench/scale.sh: fs.inotify.max_user_instances $have -> $need (systemd in $((nodes + 4)) containers)"
+    sysctl -qw fs.inotify.max_user_instances="$need"
+  else
+    echo "bench/scale.sh: fs.inotify.max_user_instances is $have; $((nodes + 4)) systemd containers need $need:" \
+         "run sysctl -w fs.inotify.max_user_instances=$need as root" >&2
+    exit 1
+  fi
+fi
+
 down
 ansible-playbook "${inv[@]}" lab/up.yml >"$log-up.log" 2>&1
 t0=$(date +%s.%N)
