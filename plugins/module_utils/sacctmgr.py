@@ -464,7 +464,7 @@ def _check_tres(state, values, what):
 def plan_qos(plan, state, qos, purge):
     adds, mods, dels = {}, {}, []
     for q in qos:
-        name = check_value('qos name', q['name'])
+        name = q['name']  # checked by _names()
         current = state['qos'].get(name)
         if q.get('state', 'present') == 'absent':
             if name in PROTECTED_QOS:
@@ -551,7 +551,7 @@ def plan_accounts(plan, state, accounts, purge, present_qos):
     levels = {}
     acct_mods, assoc_mods, moves, dels = {}, {}, {}, []
     for a in accounts:
-        name = check_value('account name', a['name'])
+        name = a['name']  # checked by _names()
         label = 'account %s' % name
         exists = (name, '') in state['assocs']
         if a.get('state', 'present') == 'absent':
@@ -561,7 +561,7 @@ def plan_accounts(plan, state, accounts, purge, present_qos):
                 dels.append(name)
                 plan.before['accounts'][name] = _show(state['assocs'][(name, '')])
             continue
-        parent = check_value(label + ' parent', a.get('parent') or 'root')
+        parent = a.get('parent') or 'root'
         assoc = _wanted_fields(a, ASSOC_FIELDS, label)
         info = _wanted_fields(a, ACCOUNT_FIELDS, label)
         _check_refs(state, present_qos, assoc, label)
@@ -619,7 +619,7 @@ def plan_users(plan, state, users, purge, present_qos, present_accounts):
     where = ['cluster=' + cluster]
     adds, assoc_adds, assoc_dels, user_mods, assoc_mods, dels = {}, {}, {}, {}, {}, []
     for u in users:
-        name = check_value('user name', u['name'])
+        name = u['name']  # checked by _names()
         label = 'user %s' % name
         mine = dict((acct, v) for (acct, user), v in state['assocs'].items() if user == name)
         if u.get('state', 'present') == 'absent':
@@ -642,7 +642,6 @@ def plan_users(plan, state, users, purge, present_qos, present_accounts):
                                 'give default_account (the account jobs are charged to by default)')
         wanted_accounts = sorted(set([default] + list(u.get('accounts') or [])))
         for acct in wanted_accounts:
-            check_value(label + ' account', acct)
             if (acct, '') not in state['assocs'] and acct not in present_accounts:
                 raise SacctmgrError('account_missing', "%s: account '%s' does not exist in cluster %s"
                                     % (label, acct, cluster), 'add the account first (slurm_accounting_accounts)')
