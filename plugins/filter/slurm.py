@@ -254,6 +254,29 @@ def slurm_conf_changes(old_text, new_text, version=None):
     return slurm_conf.changes(old_text, new_text, version)
 
 
+def slurm_config_change(pending, result):
+    """The configuration change of this run that the daemon roles still have to apply.
+
+    ``pending`` is the change not yet applied (written earlier in the run, e.g.
+    by slurmdbd's play on the controller); ``result`` is what
+    gpuhpc.slurm.slurm_config returned now. Returns ``{written, restart,
+    node_restart, keys}``: ``restart`` when slurmctld must restart for
+    slurm.conf, ``node_restart`` when slurmd must (slurm.conf needs a restart,
+    or gres.conf / cgroup.conf changed: slurmd reads those only at start).
+    """
+    changed = result.get('changed_files') or []
+    main_restart = 'slurm.conf' in changed and bool(result.get('restart'))
+    keys = list(pending.get('keys') or [])
+    keys += [k for k in result.get('keys') or [] if k not in keys]
+    return {
+        'written': bool(pending.get('written')) or bool(result.get('changed')),
+        'restart': bool(pending.get('restart')) or main_restart,
+        'node_restart': (bool(pending.get('node_restart')) or main_restart
+                         or any(name != 'slurm.conf' for name in changed)),
+        'keys': keys,
+    }
+
+
 def slurm_cluster_name_error(name):
     """'' when ``name`` is a cluster name Slurm accepts, else why not."""
     if not CLUSTER_NAME.match(str(name)):
@@ -304,6 +327,7 @@ class FilterModule(object):
             'slurm_partitions': slurm_partitions,
             'slurm_conf_extra_problems': slurm_conf_extra_problems,
             'slurm_conf_changes': slurm_conf_changes,
+            'slurm_config_change': slurm_config_change,
             'slurm_conf_value': slurm_conf_value,
             'slurmdbd_problems': slurmdbd_problems,
             'slurm_cluster_name_error': slurm_cluster_name_error,

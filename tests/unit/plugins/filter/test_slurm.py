@@ -4,6 +4,7 @@ from ansible_collections.gpuhpc.slurm.plugins.filter.slurm import (
     FilterModule,
     slurm_cluster_name_error,
     slurm_conf_extra_problems,
+    slurm_config_change,
     slurm_nodes,
     slurm_partitions,
     slurm_version,
@@ -114,7 +115,7 @@ def test_filters_are_registered():
     assert {'hostlist_compress', 'hostlist_expand', 'slurm_nodes', 'slurm_partitions', 'slurm_conf_changes',
             'slurm_conf_extra_problems', 'slurm_cluster_name_error', 'slurm_version',
             'slurm_node_name', 'db_check_report', 'account_tree', 'slurm_conf_value',
-            'slurmdbd_problems'} == set(FilterModule().filters())
+            'slurmdbd_problems', 'slurm_config_change'} == set(FilterModule().filters())
 
 
 def test_two_hosts_that_would_be_one_slurm_node_are_refused():
@@ -160,3 +161,41 @@ def test_gpus_are_billed_as_the_cpus_that_come_with_them():
     weights = dict((p['name'], p['tres_billing_weights']) for p in parts['partitions'])
     # 64 CPUs: 16 per GPU on the 4-GPU node, 32 on the 2-GPU one; the smaller
     assert weights == {'gpu': 'CPU=1.0,GRES/gpu=16', 'cpu': None, 'mine': 'CPU=1,GRES/gpu=100', 'off': ''}
+
+
+APPLIED = dict(written=False, restart=False, node_restart=False, keys=[])
+
+
+def test_config_change_nothing_written():
+    assert slurm_config_change(APPLIED, dict(changed=False, changed_files=[], keys=[])) == APPLIED
+
+
+def test_config_change_reconfigure_only():
+    change = slurm_config_change(APPLIED, dict(changed=True, changed_files=['slurm.conf'], restart=False,
+                                               keys=['MaxTime']))
+    assert change == dict(written=True, restart=False, node_restart=False, keys=['MaxTime'])
+
+
+def test_config_change_restart_key_restarts_both_daemons():
+    change = slurm_config_change(APPLIED, dict(changed=True, changed_files=['slurm.conf'], restart=True,
+                                               keys=['NodeName']))
+    assert change['restart'] and change['node_restart']
+
+
+def test_config_change_gres_conf_restarts_slurmd_only():
+    change = slurm_config_change(APPLIED, dict(changed=True, changed_files=['gres.conf'], restart=False, keys=[]))
+    assert change == dict(written=True, restart=False, node_restart=True, keys=[])
+
+
+def test_config_change_keeps_what_is_pending():
+    # slurmdbd's play wrote a node line; slurmctld's play finds the files unchanged.
+    pending = slurm_config_change(APPLIED, dict(changed=True, changed_files=['slurm.conf'], restart=True,
+                                                keys=['NodeName']))
+    again = slurm_config_change(pending, dict(changed=False, changed_files=[], keys=[]))
+    assert again == pending
+    more = slurm_config_change(pending, dict(changed=True, changed_files=['slurm.conf'], keys=['NodeName', 'MaxTime']))
+    assert more['keys'] == ['NodeName', 'MaxTime']
+
+
+def test_config_change_of_a_skipped_write():
+    assert slurm_config_change(APPLIED, dict(skipped=True)) == APPLIED
