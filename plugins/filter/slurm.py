@@ -209,6 +209,34 @@ def slurm_conf_value(value):
         raise AnsibleFilterError('a Slurm config value cannot be written: %s' % e)
 
 
+def slurm_problems(settings):
+    """What is wrong with the slurm role's cluster-wide variables, one message each.
+
+    ``settings`` holds the variables without their ``slurm_`` prefix:
+    cluster_name, controller_hosts, compute_hosts, state_save_location,
+    conf_extra, gpu_job_map_dir. (The nodes and partitions are checked by
+    slurm_nodes and slurm_partitions.)
+    """
+    problems = [e for e in [slurm_cluster_name_error(settings.get('cluster_name'))] if e]
+    controllers = list(settings.get('controller_hosts') or [])
+    for group in ('controller', 'compute'):
+        if not settings.get(group + '_hosts'):
+            problems.append('slurm_%s_hosts is empty: put at least one host in the slurm_%s group' % (group, group))
+    state = settings.get('state_save_location') or ''
+    if len(controllers) > 1 and not state:
+        problems.append('slurm_controller has %d hosts (%s): set slurm_state_save_location to a folder they all '
+                        'share (NFS), or a backup that takes over starts from an empty state'
+                        % (len(controllers), ', '.join(controllers)))
+    if state and not state.startswith('/'):
+        problems.append("slurm_state_save_location '%s' is not an absolute path" % state)
+    problems += slurm_conf_extra_problems(settings.get('conf_extra') or {})
+    job_map = settings.get('gpu_job_map_dir') or ''
+    if job_map and not job_map.startswith('/'):
+        problems.append("slurm_gpu_job_map_dir '%s' is not an absolute path: give one (e.g. /run/gpuhpc/gpu-jobs), "
+                        "or an empty string for no GPU job map" % job_map)
+    return problems
+
+
 def slurmdbd_problems(settings):
     """What is wrong with the slurmdbd role's variables, one message each.
 
@@ -325,12 +353,11 @@ class FilterModule(object):
             'slurm_node_name': slurm_node_name,
             'slurm_nodes': slurm_nodes,
             'slurm_partitions': slurm_partitions,
-            'slurm_conf_extra_problems': slurm_conf_extra_problems,
             'slurm_conf_changes': slurm_conf_changes,
             'slurm_config_change': slurm_config_change,
             'slurm_conf_value': slurm_conf_value,
             'slurmdbd_problems': slurmdbd_problems,
-            'slurm_cluster_name_error': slurm_cluster_name_error,
+            'slurm_problems': slurm_problems,
             'slurm_version': slurm_version,
             'db_check_report': db_check_report,
             'account_tree': account_tree,

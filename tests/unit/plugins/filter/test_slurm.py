@@ -6,6 +6,7 @@ from ansible_collections.gpuhpc.slurm.plugins.filter.slurm import (
     slurm_conf_extra_problems,
     slurm_config_change,
     slurm_nodes,
+    slurm_problems,
     slurm_partitions,
     slurm_version,
 )
@@ -113,7 +114,7 @@ def test_slurm_version():
 
 def test_filters_are_registered():
     assert {'hostlist_compress', 'hostlist_expand', 'slurm_nodes', 'slurm_partitions', 'slurm_conf_changes',
-            'slurm_conf_extra_problems', 'slurm_cluster_name_error', 'slurm_version',
+            'slurm_problems', 'slurm_version',
             'slurm_node_name', 'db_check_report', 'account_tree', 'slurm_conf_value',
             'slurmdbd_problems', 'slurm_config_change'} == set(FilterModule().filters())
 
@@ -199,3 +200,30 @@ def test_config_change_keeps_what_is_pending():
 
 def test_config_change_of_a_skipped_write():
     assert slurm_config_change(APPLIED, dict(skipped=True)) == APPLIED
+
+
+GOOD = dict(cluster_name='prod-a100', controller_hosts=['ctl', 'ctl2'], compute_hosts=['a100-01'],
+            state_save_location='/srv/slurm-state', conf_extra={'SlurmctldTimeout': 10},
+            gpu_job_map_dir='/run/gpuhpc/gpu-jobs')
+
+
+def test_slurm_problems_none_for_a_good_cluster():
+    assert slurm_problems(GOOD) == []
+    assert slurm_problems(dict(GOOD, controller_hosts=['ctl'], state_save_location='', gpu_job_map_dir='')) == []
+
+
+def test_slurm_problems_lists_each_one():
+    problems = slurm_problems(dict(cluster_name='Prod A100', controller_hosts=['ctl', 'ctl2'], compute_hosts=[],
+                                   state_save_location='', conf_extra={'Foo': 1},
+                                   gpu_job_map_dir='run/map'))
+    assert len(problems) == 5
+    assert problems[0].startswith("slurm_cluster_name 'Prod A100' is not a name Slurm accepts")
+    assert problems[1] == 'slurm_compute_hosts is empty: put at least one host in the slurm_compute group'
+    assert problems[2].startswith('slurm_controller has 2 hosts (ctl, ctl2): set slurm_state_save_location')
+    assert problems[3].startswith("slurm_conf_extra: 'Foo' is not a slurm.conf option")
+    assert problems[4].startswith("slurm_gpu_job_map_dir 'run/map' is not an absolute path")
+
+
+def test_slurm_problems_relative_state_folder():
+    assert slurm_problems(dict(GOOD, state_save_location='srv/state')) == [
+        "slurm_state_save_location 'srv/state' is not an absolute path"]
