@@ -305,6 +305,29 @@ def slurm_config_change(pending, result):
     }
 
 
+def slurm_first_job_id(read, db_check=None):
+    """FirstJobId for slurm.conf, or 0 for none.
+
+    ``read`` is what the first controller said: ``saved`` or ``none`` (whether
+    slurmctld's StateSaveLocation holds job state), then the FirstJobId of its
+    slurm.conf, if any. ``db_check`` is the result of slurmdbd_db_check in this
+    run (``schema.max_job_id``: the highest job id the accounting database
+    holds for the cluster). A FirstJobId once written is kept; a controller
+    without saved state over a database with jobs continues after the highest
+    one (else slurmctld would number from 1 again, over the history); anything
+    else writes none (0: Ansible would make None an empty string).
+    """
+    lines = [line.strip() for line in read or [] if line.strip()]
+    saved = bool(lines) and lines[0] == 'saved'
+    current = [line for line in lines[1:] if line.isdigit()]
+    if current:
+        return int(current[-1])
+    highest = ((db_check or {}).get('schema') or {}).get('max_job_id')
+    if not saved and highest:
+        return int(highest) + 1
+    return 0
+
+
 def slurm_cluster_name_error(name):
     """'' when ``name`` is a cluster name Slurm accepts, else why not."""
     if not CLUSTER_NAME.match(str(name)):
@@ -355,6 +378,7 @@ class FilterModule(object):
             'slurm_partitions': slurm_partitions,
             'slurm_conf_changes': slurm_conf_changes,
             'slurm_config_change': slurm_config_change,
+            'slurm_first_job_id': slurm_first_job_id,
             'slurm_conf_value': slurm_conf_value,
             'slurmdbd_problems': slurmdbd_problems,
             'slurm_problems': slurm_problems,

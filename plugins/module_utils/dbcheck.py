@@ -145,15 +145,19 @@ def connect(params):
     )
 
 
-# --- reading (at most eight queries, all read-only) -------------------------
+# --- reading (at most nine queries, all read-only) --------------------------
 
 def quote_name(name):
     return '`%s`' % name.replace('`', '``')
 
 
-def inspect(conn, database):
-    """Read what evaluate() needs. Touches neither the mysql schema nor any global privilege."""
-    facts = dict(database=database)
+def inspect(conn, database, cluster_name=None):
+    """Read what evaluate() needs. Touches neither the mysql schema nor any global privilege.
+
+    With ``cluster_name``, also the highest job id of that cluster's job table
+    (``max_job_id``: 0 without jobs, None without the table).
+    """
+    facts = dict(database=database, max_job_id=None)
     with conn.cursor() as cur:
         cur.execute('SELECT VERSION(), @@version_comment, CURRENT_USER()')
         facts['version'], facts['version_comment'], facts['user'] = cur.fetchone()
@@ -183,6 +187,11 @@ def inspect(conn, database):
         if 'cluster_table' in facts['tables']:
             cur.execute('SELECT name FROM %s.cluster_table WHERE deleted = 0 ORDER BY name' % quote_name(database))
             facts['clusters'] = [row[0] for row in cur.fetchall()]
+        job_table = '%s_job_table' % cluster_name
+        if cluster_name and job_table in facts['tables']:
+            cur.execute('SELECT MAX(id_job) FROM %s.%s' % (quote_name(database), quote_name(job_table)))
+            row = cur.fetchone()
+            facts['max_job_id'] = int(row[0]) if row and row[0] is not None else 0
     return facts
 
 
@@ -335,7 +344,7 @@ def _schema(facts, expected, problems, privileges, cluster_name):
         state = 'other'
     schema = dict(state=state, version=found, expected=expected[0] if expected else None,
                   oldest_convertible=expected[1] if expected else None, clusters=facts['clusters'],
-                  tables_missing={}, cluster_registered=None)
+                  tables_missing={}, cluster_registered=None, max_job_id=facts.get('max_job_id'))
 
     if state == 'absent':
         schema['action'] = 'create'

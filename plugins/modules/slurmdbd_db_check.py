@@ -196,6 +196,9 @@ schema:
       C(downgrade_impossible), or C(unknown) (no Slurm release known)."
     - C(clusters) are the clusters registered, C(tables_missing) the per-cluster tables missing,
       C(cluster_registered) whether O(cluster_name) is one of them (null without it).
+    - C(max_job_id) is the highest job id in the job table of O(cluster_name) (0 without jobs,
+      null without that table or without O(cluster_name)); a controller rebuilt on an empty
+      state folder continues after it (C(FirstJobId), role gpuhpc.slurm.slurm).
   returned: on connection
   type: dict
   sample:
@@ -207,6 +210,7 @@ schema:
     clusters: [gpu-prod]
     tables_missing: {}
     cluster_registered: true
+    max_job_id: 4127
 slurm_version:
   description:
     - The Slurm release the schema was judged against, and where it came from
@@ -295,7 +299,7 @@ def main():
         found = dbcheck.classify_connect_error(e, p['login_host'], p['login_port'])
         module.fail_json(msg='%s: %s' % (found['message'], found['fix']), problems=[found], slurm_version=version)
     try:
-        facts = dbcheck.inspect(conn, p['login_db'])
+        facts = dbcheck.inspect(conn, p['login_db'], p['cluster_name'])
     finally:
         conn.close()
 

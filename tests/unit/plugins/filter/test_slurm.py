@@ -5,6 +5,7 @@ from ansible_collections.gpuhpc.slurm.plugins.filter.slurm import (
     slurm_cluster_name_error,
     slurm_conf_extra_problems,
     slurm_config_change,
+    slurm_first_job_id,
     slurm_nodes,
     slurm_problems,
     slurm_partitions,
@@ -116,7 +117,7 @@ def test_filters_are_registered():
     assert {'hostlist_compress', 'hostlist_expand', 'slurm_nodes', 'slurm_partitions', 'slurm_conf_changes',
             'slurm_problems', 'slurm_version',
             'slurm_node_name', 'db_check_report', 'account_tree', 'slurm_conf_value',
-            'slurmdbd_problems', 'slurm_config_change'} == set(FilterModule().filters())
+            'slurmdbd_problems', 'slurm_config_change', 'slurm_first_job_id'} == set(FilterModule().filters())
 
 
 def test_two_hosts_that_would_be_one_slurm_node_are_refused():
@@ -227,3 +228,24 @@ def test_slurm_problems_lists_each_one():
 def test_slurm_problems_relative_state_folder():
     assert slurm_problems(dict(GOOD, state_save_location='srv/state')) == [
         "slurm_state_save_location 'srv/state' is not an absolute path"]
+
+
+DB_4127 = {'schema': {'max_job_id': 4127}}
+
+
+def test_first_job_id_after_the_history_when_the_state_is_lost():
+    assert slurm_first_job_id(['none', ''], DB_4127) == 4128
+
+
+def test_first_job_id_once_written_is_kept():
+    # the next run: slurmctld saved state, the database has gone on
+    assert slurm_first_job_id(['saved', '4128'], {'schema': {'max_job_id': 5000}}) == 4128
+    # the controller lost again: its slurm.conf too, the database knows more
+    assert slurm_first_job_id(['none'], {'schema': {'max_job_id': 5000}}) == 5001
+
+
+def test_first_job_id_none_on_a_running_or_new_cluster():
+    assert slurm_first_job_id(['saved'], DB_4127) == 0
+    assert slurm_first_job_id(['none'], {'schema': {'max_job_id': 0}}) == 0
+    assert slurm_first_job_id(['none'], {}) == 0
+    assert slurm_first_job_id([], None) == 0
