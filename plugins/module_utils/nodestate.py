@@ -1,0 +1,88 @@
+# -*- coding: utf-8 -*-
+# Copyright: gpuhpc.slurm contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Slurm node states, from ``scontrol show node -o``, and what draining or
+resuming them takes (module gpuhpc.slurm.slurm_node_state).
+
+A node's ``State=`` is a base state and flags joined by ``+``
+(``ALLOCATED+DRAIN``, ``IDLE+DRAIN``, ``DOWN+DRAIN+NOT_RESPONDING``). A node
+is drained once it has the DRAIN flag and no job is left on it: its base is
+IDLE or DOWN and it is not COMPLETING. ``Reason=`` is the last field of the
+line and may hold spaces.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import re
+
+_NAME = re.compile(r'^NodeName=(\S+)')
+_STATE = re.compile(r'\sState=(\S+)')
+_GRES = re.compile(r'\sGres=(\S+)')
+_GPU = re.compile(r'^gpu(?::[^:(]+)?:(\d+)')
+_REASON = re.compile(r'\sReason=(.*)$')
+_REASON_STAMP = re.compile(r'\s*\[[^\]@]*@[^\]]*\]$')
+
+# Base states with no job on the node.
+_FREE = ('IDLE', 'DOWN', 'FUTURE')
+
+
+def parse(text):
+    """``{name: {'base', 'flags', 'reason', 'gpus'}}`` from ``scontrol show node -o``.
+
+    ``gpus`` is the number of GPUs Slurm configures on the node (its Gres).
+    """
+    nodes = {}
+    for line in (text or '').splitlines():
+        name = _NAME.match(line)
+        if not name:
+            continue
+        state = _STATE.search(line)
+        parts = (state.group(1) if state else 'UNKNOWN').split('+')
+        reason = _REASON.search(line)
+        text_reason = _REASON_STAMP.sub('', reason.group(1)).strip() if reason else ''
+        gres = _GRES.search(line)
+        gpus = [_GPU.match(item) for item in (gres.group(1) if gres else '').split(',')]
+        nodes[name.group(1)] = dict(base=parts[0], flags=parts[1:],
+                                    reason='' if text_reason in ('(null)', 'None') else text_reason,
+                                    gpus=sum(int(m.group(1)) for m in gpus if m))
+    return nodes
+
+
+def state_text(node):
+    """``ALLOCATED+DRAIN`` as scontrol wrote it."""
+    return '+'.join([node['base']] + node['flags'])
+
+
+def draining(node):
+    return 'DRAIN' in node['flags']
+
+
+def drained(node):
+    return draining(node) and node['base'] in _FREE and 'COMPLETING' not in node['flags']
+
+
+def in_service(node):
+    """Resumed and answering: no DRAIN, not DOWN, not NOT_RESPONDING."""
+    return not draining(node) and node['base'] != 'DOWN' and 'NOT_RESPONDING' not in node['flags']
+
+
+def missing(nodes, names):
+    return [n for n in names if n not in nodes]
+
+
+def to_drain(nodes, names):
+    """The names without the DRAIN flag (a node drained already, for any reason, is left as it is)."""
+    return [n for n in names if not draining(nodes[n])]
+
+
+def to_resume(nodes, names):
+    """The names that are drained, draining or down."""
+    return [n for n in names if draining(nodes[n]) or nodes[n]['base'] == 'DOWN']
+
+
+def not_done(nodes, names, state):
+    """The names not yet in ``state`` (``drained``: no job left; ``resumed``: in service)."""
+    done = drained if state == 'drained' else in_service
+    return [n for n in names if not done(nodes[n])]

@@ -1,0 +1,70 @@
+import json
+import os
+
+import pytest
+from ansible_collections.gpuhpc.slurm.plugins.module_utils import nodestate
+
+FIXTURES = os.path.join(os.path.dirname(__file__), '..', '..', 'fixtures', 'slurm_exporter')
+
+
+def captured(version):
+    """`scontrol show node -o` of real Slurm (the exporter's capture: gpu-02 drained under a job)."""
+    with open(os.path.join(FIXTURES, '%s.json' % version)) as f:
+        return json.load(f)['truth']['nodes']['stdout']
+
+
+@pytest.mark.parametrize('version', ['22.05.8', '24.11.5'])
+def test_captured_states(version):
+    nodes = nodestate.parse(captured(version))
+    assert sorted(nodes) == ['gpu-01', 'gpu-02']
+    assert nodes['gpu-01'] == dict(base='ALLOCATED', flags=[], reason='', gpus=2)
+    assert nodes['gpu-02'] == dict(base='ALLOCATED', flags=['DRAIN'], reason='capture', gpus=2)
+    assert nodestate.draining(nodes['gpu-02']) and not nodestate.drained(nodes['gpu-02'])
+    assert nodestate.in_service(nodes['gpu-01']) and not nodestate.in_service(nodes['gpu-02'])
+    assert nodestate.to_drain(nodes, ['gpu-01', 'gpu-02']) == ['gpu-01']
+    assert nodestate.to_resume(nodes, ['gpu-01', 'gpu-02']) == ['gpu-02']
+    assert nodestate.not_done(nodes, ['gpu-01', 'gpu-02'], 'drained') == ['gpu-01', 'gpu-02']
+
+
+def with_state(version, state, reason='rolling restart [root@2026-12-02T01:00:00]'):
+    line = captured(version).splitlines()[1]
+    line = line.replace('State=ALLOCATED+DRAIN', 'State=' + state)
+    return line[:line.index(' Reason=')] + (' Reason=' + reason if reason else '')
+
+
+@pytest.mark.parametrize('state, drained, in_service', [
+    ('IDLE+DRAIN', True, False),
+    ('MIXED+DRAIN', False, False),
+    ('IDLE+COMPLETING+DRAIN', False, False),
+    ('DOWN+DRAIN+NOT_RESPONDING', True, False),
+    ('IDLE', False, True),
+    ('MIXED', False, True),
+    ('IDLE+NOT_RESPONDING', False, False),
+    ('DOWN+NOT_RESPONDING', False, False),
+])
+def test_states(state, drained, in_service):
+    node = nodestate.parse(with_state('24.11.5', state))['gpu-02']
+    assert nodestate.state_text(node) == state
+    assert nodestate.drained(node) is drained
+    assert nodestate.in_service(node) is in_service
+
+
+def test_reason_with_spaces_and_without_stamp():
+    node = nodestate.parse(with_state('22.05.8', 'IDLE+DRAIN', 'replace GPU 3 [slurm@2026-12-02T01:00:00]'))['gpu-02']
+    assert node['reason'] == 'replace GPU 3'
+    assert nodestate.parse(with_state('22.05.8', 'IDLE', None))['gpu-02']['reason'] == ''
+
+
+def test_down_node_is_resumed():
+    nodes = nodestate.parse(with_state('24.11.5', 'DOWN+NOT_RESPONDING', 'Not responding'))
+    assert nodestate.to_resume(nodes, ['gpu-02']) == ['gpu-02']
+    assert nodestate.missing(nodes, ['gpu-02', 'gpu-09']) == ['gpu-09']
+
+
+@pytest.mark.parametrize('gres, gpus', [
+    ('gpu:a100:2', 2), ('gpu:4', 4), ('gpu:a100:2(S:0-1)', 2), ('gpu:a100:2,gpu:v100:1', 3), ('(null)', 0),
+    ('gpu:a100:4(S:0),shard:8', 4),
+])
+def test_gpus_of_a_node(gres, gpus):
+    line = with_state('24.11.5', 'IDLE').replace('Gres=gpu:a100:2', 'Gres=' + gres)
+    assert nodestate.parse(line)['gpu-02']['gpus'] == gpus

@@ -1,0 +1,133 @@
+"""slurm_node_state against a fake scontrol/squeue (the parsing is tested on real output in test_nodestate)."""
+import pytest
+from ansible.module_utils import basic
+from ansible_collections.gpuhpc.slurm.plugins.module_utils import hostlist
+from ansible_collections.gpuhpc.slurm.plugins.modules import slurm_node_state
+
+LINE = ('NodeName={name} Arch=x86_64 CoresPerSocket=2  CPUAlloc=0 Gres=gpu:2 NodeAddr={name} '
+        'OS=Linux 6.1 #1 SMP  State={state} ThreadsPerCore=1 Partitions=gpu  CfgTRES=cpu=2{reason}')
+
+
+class FakeSlurm(object):
+    """Nodes with jobs that end after `polls` reads; records every command."""
+
+    def __init__(self, nodes, polls=2):
+        self.nodes = nodes  # name -> [base, flags, jobs]
+        self.polls = polls
+        self.calls = []
+
+    def line(self, name):
+        base, flags, jobs = self.nodes[name]
+        if jobs and base == 'IDLE':
+            base = 'ALLOCATED'
+        return LINE.format(name=name, state='+'.join([base] + flags),
+                           reason=' Reason=x [root@2026-12-02T00:00:00]' if 'DRAIN' in flags else '')
+
+    def __call__(self, module, argv, **kwargs):
+        cmd = [a.rsplit('/', 1)[-1] for a in argv[:1]] + list(argv[1:])
+        self.calls.append(cmd)
+        if cmd[:3] == ['scontrol', 'show', 'node']:
+            names = hostlist.expand(cmd[4])
+            unknown = [n for n in names if n not in self.nodes]
+            if unknown:
+                return 1, '', 'Node %s not found\n' % unknown[0]
+            self.polls -= 1
+            if self.polls <= 0:
+                for node in self.nodes.values():
+                    node[2] = []
+            return 0, '\n'.join(self.line(n) for n in names) + '\n', ''
+        if cmd[:2] == ['scontrol', 'update']:
+            names = hostlist.expand(cmd[2].split('=', 1)[1])
+            for n in names:
+                flags = self.nodes[n][1]
+                if cmd[3] == 'State=DRAIN':
+                    flags.append('DRAIN')
+                else:
+                    flags[:] = [f for f in flags if f != 'DRAIN']
+                    if self.nodes[n][0] == 'DOWN':
+                        self.nodes[n][0] = 'IDLE'
+            return 0, '', ''
+        if cmd[:2] == ['scontrol', 'requeue']:
+            for node in self.nodes.values():
+                node[2] = []
+            return 0, '', ''
+        if cmd[0] == 'squeue':
+            names = hostlist.expand(cmd[cmd.index('-w') + 1])
+            return 0, ''.join('%s alice %s\n' % (j, n) for n in names for j in self.nodes[n][2]), ''
+        raise AssertionError(cmd)
+
+
+@pytest.fixture
+def slurm(monkeypatch):
+    def make(nodes, polls=2):
+        fake = FakeSlurm(nodes, polls)
+        def run_command(module, argv, **kwargs):
+            return fake(module, argv, **kwargs)
+
+        monkeypatch.setattr(basic.AnsibleModule, 'run_command', run_command)
+        monkeypatch.setattr(basic.AnsibleModule, 'get_bin_path', lambda self, name, **kw: '/usr/bin/' + name)
+        monkeypatch.setattr(slurm_node_state, 'POLL_SECONDS', 0)
+        return fake
+    return make
+
+
+def updates(fake):
+    return [c for c in fake.calls if c[:2] in (['scontrol', 'update'], ['scontrol', 'requeue'])]
+
+
+def test_drain_waits_for_the_jobs_then_a_rerun_changes_nothing(run_module, slurm):
+    fake = slurm({'gpu-01': ['IDLE', [], ['41']], 'gpu-02': ['IDLE', [], []]})
+    result = run_module(slurm_node_state.main, dict(nodes=['gpu-[01-02]'], state='drained', reason='rolling restart'))
+    assert result['changed'] and result['changed_nodes'] == ['gpu-01', 'gpu-02']
+    assert result['nodes'] == {'gpu-01': 'IDLE+DRAIN', 'gpu-02': 'IDLE+DRAIN'}
+    assert updates(fake) == [['scontrol', 'update', 'NodeName=gpu-[01-02]', 'State=DRAIN', 'Reason=rolling restart']]
+    again = run_module(slurm_node_state.main, dict(nodes=['gpu-01', 'gpu-02'], state='drained', reason='other'))
+    assert not again['changed'] and again['changed_nodes'] == []
+    assert len(updates(fake)) == 1
+
+
+def test_a_node_drained_by_someone_else_is_not_ours_to_resume(run_module, slurm):
+    fake = slurm({'gpu-01': ['IDLE', ['DRAIN'], []], 'gpu-02': ['IDLE', [], []]})
+    result = run_module(slurm_node_state.main, dict(nodes=['gpu-01', 'gpu-02'], state='drained', reason='r'))
+    assert result['changed_nodes'] == ['gpu-02']
+    resumed = run_module(slurm_node_state.main, dict(nodes=result['changed_nodes'], state='resumed'))
+    assert resumed['changed_nodes'] == ['gpu-02']
+    assert fake.nodes['gpu-01'][1] == ['DRAIN'] and fake.nodes['gpu-02'][1] == []
+
+
+def test_requeue_instead_of_waiting(run_module, slurm):
+    fake = slurm({'gpu-01': ['IDLE', [], ['41', '7']]}, polls=100)
+    result = run_module(slurm_node_state.main, dict(nodes=['gpu-01'], state='drained', reason='r', requeue=True))
+    assert result['requeued'] == ['7', '41']
+    assert updates(fake)[-1] == ['scontrol', 'requeue', '7,41']
+    assert result['nodes'] == {'gpu-01': 'IDLE+DRAIN'}
+
+
+def test_timeout_names_the_jobs_left(run_module, slurm):
+    slurm({'gpu-01': ['IDLE', [], ['41']]}, polls=10 ** 6)
+    result = run_module(slurm_node_state.main, dict(nodes=['gpu-01'], state='drained', reason='r', timeout=1))
+    assert result['failed']
+    assert result['msg'] == 'after 1s, gpu-01 still run jobs: 41 (alice on gpu-01); the nodes stay drained'
+    assert result['changed_nodes'] == ['gpu-01']
+
+
+def test_no_wait(run_module, slurm):
+    slurm({'gpu-01': ['IDLE', [], ['41']]}, polls=10 ** 6)
+    result = run_module(slurm_node_state.main, dict(nodes=['gpu-01'], state='drained', reason='r', timeout=0))
+    assert not result.get('failed') and result['nodes'] == {'gpu-01': 'ALLOCATED+DRAIN'} and result['waited'] == 0
+
+
+def test_check_mode_changes_nothing(run_module, slurm):
+    fake = slurm({'gpu-01': ['DOWN', ['NOT_RESPONDING'], []]})
+    result = run_module(slurm_node_state.main, dict(nodes=['gpu-01'], state='resumed'), check_mode=True)
+    assert result['changed'] and result['changed_nodes'] == ['gpu-01'] and updates(fake) == []
+
+
+def test_bad_input(run_module, slurm):
+    slurm({'gpu-01': ['IDLE', [], []]})
+    assert run_module(slurm_node_state.main, dict(nodes=['gpu-09'], state='resumed'))['msg'] == (
+        'scontrol show node failed (rc 1): Node gpu-09 not found')
+    assert 'reason' in run_module(slurm_node_state.main, dict(nodes=['gpu-01'], state='drained'))['msg']
+    assert run_module(slurm_node_state.main, dict(nodes=['gpu-01'], state='drained', reason='  '))['msg'] == (
+        'reason is empty: say why the nodes are drained (Slurm requires a reason)')
+    assert run_module(slurm_node_state.main, dict(nodes=['gpu-[01'], state='resumed'))['msg'].startswith('nodes: ')
