@@ -61,6 +61,7 @@ class FakeSlurm(object):
 def slurm(monkeypatch):
     def make(nodes, polls=2):
         fake = FakeSlurm(nodes, polls)
+
         def run_command(module, argv, **kwargs):
             return fake(module, argv, **kwargs)
 
