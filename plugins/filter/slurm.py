@@ -10,7 +10,7 @@ __metaclass__ = type
 import re
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.gpuhpc.slurm.plugins.module_utils import dbcheck, hostlist, slurm_conf
+from ansible_collections.gpuhpc.slurm.plugins.module_utils import dbcheck, hostlist, slurm_conf, slurm_packages
 
 # Up to 40 characters: the name prefixes slurmdbd's tables (the longest suffix,
 # _assoc_usage_month_table, leaves 40 of MariaDB's 64). Slurm lower-cases it.
@@ -214,7 +214,8 @@ def slurm_problems(settings):
 
     ``settings`` holds the variables without their ``slurm_`` prefix:
     cluster_name, controller_hosts, compute_hosts, state_save_location,
-    conf_extra, gpu_job_map_dir. (The nodes and partitions are checked by
+    conf_extra, gpu_job_map_dir, package_repository, package_version,
+    package_repository_packages, and os_family (of the host that checks). (The nodes and partitions are checked by
     slurm_nodes and slurm_partitions.)
     """
     problems = [e for e in [slurm_cluster_name_error(settings.get('cluster_name'))] if e]
@@ -230,6 +231,10 @@ def slurm_problems(settings):
     if state and not state.startswith('/'):
         problems.append("slurm_state_save_location '%s' is not an absolute path" % state)
     problems += slurm_conf_extra_problems(settings.get('conf_extra') or {})
+    problems += slurm_packages.source_problems(settings.get('package_repository') or '',
+                                               settings.get('package_version') or '',
+                                               settings.get('package_repository_packages') or [],
+                                               settings.get('os_family') or 'Debian')
     job_map = settings.get('gpu_job_map_dir') or ''
     if job_map and not job_map.startswith('/'):
         problems.append("slurm_gpu_job_map_dir '%s' is not an absolute path: give one (e.g. /run/gpuhpc/gpu-jobs), "
@@ -368,6 +373,41 @@ def db_check_report(result, host='', port=''):
     return dbcheck.report_lines(result, host, port)
 
 
+def slurm_package_files(settings):
+    """{path: content} of the apt source and preferences from the slurm_package_* variables
+    (``settings`` without the ``slurm_package_`` prefix: repository, version, repository_packages)."""
+    return slurm_packages.apt_files(settings.get('repository') or '', settings.get('version') or '',
+                                    list(settings.get('repository_packages') or []))
+
+
+def slurm_upgrade_problems(installed, target):
+    """Why the upgrade to ``target`` cannot start: one message (with its fix) each.
+    ``installed``: host -> installed Slurm version ('' where none)."""
+    return ['%s: %s' % (p['message'], p['fix']) for p in dbcheck.upgrade_problems(installed or {}, str(target or ''))]
+
+
+def slurm_installed_packages(packages):
+    """The Slurm packages (names) among ansible_facts.packages."""
+    return slurm_packages.installed_slurm_packages(packages)
+
+
+def slurm_packages_behind(packages, version):
+    """'name version' of each installed Slurm package that is not at ``version``."""
+    return slurm_packages.packages_behind(packages or {}, str(version))
+
+
+def slurm_installed_versions(hosts, hostvars):
+    """host -> the installed Slurm version (of its __slurm_version_package; '' where none),
+    from each host's package facts."""
+    found = {}
+    for host in hosts:
+        hv = hostvars[host]
+        packages = (hv.get('ansible_facts') or {}).get('packages') or {}
+        name = hv.get('__slurm_version_package') or 'slurm-client'
+        found[host] = str(packages[name][0].get('version', '')) if packages.get(name) else ''
+    return found
+
+
 class FilterModule(object):
     def filters(self):
         return {
@@ -382,6 +422,11 @@ class FilterModule(object):
             'slurm_conf_value': slurm_conf_value,
             'slurmdbd_problems': slurmdbd_problems,
             'slurm_problems': slurm_problems,
+            'slurm_package_files': slurm_package_files,
+            'slurm_upgrade_problems': slurm_upgrade_problems,
+            'slurm_installed_packages': slurm_installed_packages,
+            'slurm_installed_versions': slurm_installed_versions,
+            'slurm_packages_behind': slurm_packages_behind,
             'slurm_version': slurm_version,
             'db_check_report': db_check_report,
             'account_tree': account_tree,

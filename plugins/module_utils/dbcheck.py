@@ -21,19 +21,27 @@ except ImportError:  # pragma: no cover - reported by the module
     pymysql = None
     HAS_PYMYSQL = False
 
-# Slurm release -> (schema version it writes, oldest schema version it converts).
-# From CONVERT_VERSION / MIN_CONVERT_VERSION in each release's
+# The one table of Slurm releases: (first release, schema version it writes,
+# oldest schema version it converts, oldest release it upgrades from in place).
+# Schema: CONVERT_VERSION / MIN_CONVERT_VERSION in each release's
 # src/plugins/accounting_storage/mysql/as_mysql_convert.c; 22.05 had no
 # lower bound in code, so SchedMD's rule (two releases back, 20.11) is used.
-SCHEMA_VERSIONS = (
-    ((22, 5, 0), 12, 9),
-    ((23, 2, 0), 13, 10),
-    ((23, 11, 0), 14, 13),
-    ((23, 11, 5), 15, 13),
-    ((24, 5, 0), 15, 13),
-    ((24, 11, 0), 16, 13),
-    ((25, 5, 0), 16, 14),
+# In place: SLURM_MIN_PROTOCOL_VERSION in src/common/slurm_protocol_common.h
+# (two major releases back up to 24.05, three from 24.11 on).
+RELEASES = (
+    ((22, 5, 0), 12, 9, (20, 11)),
+    ((23, 2, 0), 13, 10, (21, 8)),
+    ((23, 11, 0), 14, 13, (22, 5)),
+    ((23, 11, 5), 15, 13, (22, 5)),
+    ((24, 5, 0), 15, 13, (23, 2)),
+    ((24, 11, 0), 16, 13, (23, 2)),
+    ((25, 5, 0), 16, 14, (23, 11)),
+    ((25, 11, 0), 16, 15, (24, 5)),
+    ((26, 5, 0), 16, 15, (24, 11)),
 )
+
+# The major releases, oldest first (the stepping stones of an upgrade path).
+MAJOR_RELEASES = ((20, 11), (21, 8), (22, 5), (23, 2), (23, 11), (24, 5), (24, 11), (25, 5), (25, 11), (26, 5))
 
 # What slurmdbd needs on its database (ALL covers them).
 REQUIRED_PRIVILEGES = ('SELECT', 'INSERT', 'UPDATE', 'DELETE', 'CREATE', 'DROP', 'ALTER',
@@ -74,13 +82,87 @@ def parse_release(text):
     return int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)
 
 
+def _release_row(release):
+    found = None
+    for row in RELEASES:
+        if release >= row[0]:
+            found = row
+    return found
+
+
 def schema_for_release(release):
     """(schema version written, oldest convertible) for a release tuple; None before 22.05."""
-    found = None
-    for first, writes, oldest in SCHEMA_VERSIONS:
-        if release >= first:
-            found = (writes, oldest)
-    return found
+    row = _release_row(release)
+    return (row[1], row[2]) if row else None
+
+
+def upgrades_from(release):
+    """The oldest major release (a (major, minor) tuple) that `release` upgrades from in place; None when unknown."""
+    row = _release_row(release)
+    return row[3] if row else None
+
+
+def _major_name(major):
+    return '%d.%02d' % major
+
+
+def upgrade_path(installed, target):
+    """The major releases to go through, in order, from `installed` to `target` (release tuples),
+    each step within the in-place window; None when the table cannot name one."""
+    path, here = [], installed[:2]
+    while True:
+        if upgrades_from(target) is not None and here >= upgrades_from(target):
+            return path + [target[:2]]
+        steps = [m for m in MAJOR_RELEASES if m > here and m < target[:2]
+                 and upgrades_from(m + (0,)) is not None and here >= upgrades_from(m + (0,))]
+        if not steps:
+            return None
+        here = steps[-1]
+        path.append(here)
+
+
+def upgrade_problems(installed, target):
+    """Why an in-place upgrade to `target` (a version text) cannot start, from `installed`
+    (host -> installed version text; '' where Slurm is not installed): problem dicts."""
+    wanted = parse_release(target)
+    if wanted is None:
+        return [problem('error', 'upgrade_target_unknown',
+                        "slurm_package_version '%s' is not a Slurm version" % target,
+                        "set slurm_package_version to the package version to install, e.g. '26.05.5-1'")]
+    if upgrades_from(wanted) is None:
+        return [problem('error', 'upgrade_target_unknown',
+                        'Slurm %s is older than any release this collection knows (22.05 on)' % target,
+                        'upgrade to 22.05 or later')]
+    if wanted[:2] > MAJOR_RELEASES[-1]:
+        return [problem('error', 'upgrade_target_unknown',
+                        'Slurm %s is newer than any release this collection knows (%s): its in-place window '
+                        'and its schema are not in its table' % (target, _major_name(MAJOR_RELEASES[-1])),
+                        'use a gpuhpc.slurm release that knows Slurm %s' % _major_name(wanted[:2]))]
+    problems, by_release = [], {}
+    for host, text in sorted(installed.items()):
+        release = parse_release(text)
+        if release is not None:
+            by_release.setdefault(release, []).append(host)
+    for release, hosts in sorted(by_release.items()):
+        name = '.'.join(str(n) for n in release)
+        where = ', '.join(hosts[:5]) + (' and %d more' % (len(hosts) - 5) if len(hosts) > 5 else '')
+        if release[:2] > wanted[:2] or (release[:2] == wanted[:2] and release > wanted):
+            problems.append(problem(
+                'error', 'upgrade_downgrade',
+                'Slurm %s is installed on %s, newer than slurm_package_version %s: Slurm cannot be downgraded in '
+                'place (the state files and the database schema are newer)' % (name, where, target),
+                'set slurm_package_version to %s or later, or restore the backups taken before the upgrade'
+                % name))
+        elif release[:2] < upgrades_from(wanted):
+            path = upgrade_path(release, wanted)
+            problems.append(problem(
+                'error', 'upgrade_outside_window',
+                'Slurm %s is installed on %s; Slurm %s upgrades in place from %s on only'
+                % (name, where, target, _major_name(upgrades_from(wanted))),
+                ('upgrade through %s, one playbooks/upgrade.yml run each'
+                 % ' then '.join(_major_name(m) for m in path)) if path else
+                'no in-place path is known: rebuild the cluster on the new release'))
+    return problems
 
 
 # --- connecting ------------------------------------------------------------

@@ -117,7 +117,36 @@ def test_filters_are_registered():
     assert {'hostlist_compress', 'hostlist_expand', 'slurm_nodes', 'slurm_partitions', 'slurm_conf_changes',
             'slurm_problems', 'slurm_version',
             'slurm_node_name', 'db_check_report', 'account_tree', 'slurm_conf_value',
-            'slurmdbd_problems', 'slurm_config_change', 'slurm_first_job_id'} == set(FilterModule().filters())
+            'slurmdbd_problems', 'slurm_config_change', 'slurm_first_job_id',
+            'slurm_package_files', 'slurm_upgrade_problems', 'slurm_installed_packages',
+            'slurm_installed_versions', 'slurm_packages_behind'} == set(FilterModule().filters())
+
+
+def test_the_upgrade_filters_read_each_hosts_package_facts():
+    f = FilterModule().filters()
+    hostvars = {
+        'ctl': {'ansible_facts': {'packages': {'slurm-client': [{'version': '24.11.5-4+deb13u1'}]}},
+                '__slurm_version_package': 'slurm-client'},
+        'el9': {'ansible_facts': {'packages': {'slurm': [{'version': '24.11.5-1.el9'}]}},
+                '__slurm_version_package': 'slurm'},
+        'new': {'ansible_facts': {'packages': {}}},
+    }
+    installed = f['slurm_installed_versions'](['ctl', 'el9', 'new'], hostvars)
+    assert installed == {'ctl': '24.11.5-4+deb13u1', 'el9': '24.11.5-1.el9', 'new': ''}
+    assert f['slurm_upgrade_problems'](installed, '26.05.5-1') == []
+    refused = f['slurm_upgrade_problems'](installed, '24.05.8-1')
+    assert len(refused) == 1 and refused[0].startswith('Slurm 24.11.5 is installed on ctl, el9, newer than')
+
+
+def test_slurm_problems_check_the_package_source():
+    f = FilterModule().filters()
+    settings = dict(cluster_name='c', controller_hosts=['ctl'], compute_hosts=['gpu-01'],
+                    package_repository='sid', package_version='26.05.5-1', os_family='Debian')
+    assert [p for p in f['slurm_problems'](settings) if 'slurm_package_repository' in p] == [
+        "slurm_package_repository 'sid' is not an apt source line: give one such as "
+        "'deb http://deb.debian.org/debian sid main' (or 'deb [trusted=yes] file:/srv/slurm ./' "
+        "for local package files)"]
+    assert f['slurm_package_files']({'repository': '', 'version': '', 'repository_packages': []}) == {}
 
 
 def test_two_hosts_that_would_be_one_slurm_node_are_refused():

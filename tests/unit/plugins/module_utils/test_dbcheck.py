@@ -15,7 +15,8 @@ from ansible_collections.gpuhpc.slurm.plugins.module_utils import dbcheck
     ('24.11.0', 16, 13),
     ('24.11.5', 16, 13),
     ('25.05.3', 16, 14),
-    ('25.11.0', 16, 14),
+    ('25.11.0', 16, 15),
+    ('26.05.5', 16, 15),
 ])
 def test_schema_version_of_each_release(release, writes, oldest):
     assert dbcheck.schema_for_release(dbcheck.parse_release(release)) == (writes, oldest)
@@ -23,6 +24,46 @@ def test_schema_version_of_each_release(release, writes, oldest):
 
 def test_releases_before_2205_are_unknown():
     assert dbcheck.schema_for_release((21, 8, 8)) is None
+    assert dbcheck.upgrades_from((21, 8, 8)) is None
+
+
+@pytest.mark.parametrize('release, oldest', [
+    ('22.05.8', (20, 11)),
+    ('24.05.8', (23, 2)),  # two majors back
+    ('24.11.5', (23, 2)),  # three majors back from 24.11 on
+    ('25.11.7', (24, 5)),
+    ('26.05.5', (24, 11)),
+])
+def test_in_place_window_of_each_release(release, oldest):
+    assert dbcheck.upgrades_from(dbcheck.parse_release(release)) == oldest
+
+
+def test_upgrade_path_names_each_step():
+    assert dbcheck.upgrade_path((24, 11, 5), (26, 5, 5)) == [(26, 5)]
+    # Debian 12's 22.05 to Debian 13's 24.11: through 23.11
+    assert dbcheck.upgrade_path((22, 5, 8), (24, 11, 5)) == [(23, 11), (24, 11)]
+    assert dbcheck.upgrade_path((22, 5, 8), (26, 5, 5)) == [(23, 11), (25, 5), (26, 5)]
+
+
+def test_upgrade_problems_in_the_window_and_out():
+    assert dbcheck.upgrade_problems({'ctl': '24.11.5-1', 'gpu-01': '24.11.5-1', 'new': ''}, '26.05.5-1') == []
+    # a rerun after the controllers were upgraded: the same release is not a downgrade
+    assert dbcheck.upgrade_problems({'ctl': '26.05.5-1', 'gpu-01': '24.11.5-1'}, '26.05.5-1') == []
+    outside = dbcheck.upgrade_problems({'ctl': '22.05.8-4', 'gpu-01': '22.05.8-4'}, '24.11.5-1')
+    assert [p['code'] for p in outside] == ['upgrade_outside_window']
+    assert 'ctl, gpu-01' in outside[0]['message'] and 'from 23.02 on' in outside[0]['message']
+    assert outside[0]['fix'] == 'upgrade through 23.11 then 24.11, one playbooks/upgrade.yml run each'
+
+
+def test_upgrade_problems_refuse_a_downgrade_and_an_unknown_target():
+    down = dbcheck.upgrade_problems({'ctl': '26.05.5-1'}, '24.11.5-1')
+    assert [p['code'] for p in down] == ['upgrade_downgrade']
+    assert [p['code'] for p in dbcheck.upgrade_problems({}, 'latest')] == ['upgrade_target_unknown']
+    assert [p['code'] for p in dbcheck.upgrade_problems({}, '21.08.8')] == ['upgrade_target_unknown']
+    newer = dbcheck.upgrade_problems({'ctl': '26.05.5-1'}, '26.11.0-1')
+    assert [p['code'] for p in newer] == ['upgrade_target_unknown'] and 'knows (26.05)' in newer[0]['message']
+    many = dbcheck.upgrade_problems(dict(('gpu-%02d' % i, '22.05.8') for i in range(1, 13)), '24.11.5')
+    assert 'gpu-01, gpu-02, gpu-03, gpu-04, gpu-05 and 7 more' in many[0]['message']
 
 
 @pytest.mark.parametrize('text, release', [
