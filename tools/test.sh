@@ -17,16 +17,21 @@ source .venv/bin/activate
 stage_lint()       { yamllint -s . && ansible-lint --nocolor; }
 stage_sanity()     { tools/sanity.sh; }
 stage_unit()       { pytest -q -p no:cacheprovider tests/unit; }
-stage_integration() {
+# What a stage installs (apt) comes first, one stage after the other: the
+# stages themselves may then run side by side.
+prepare_integration() {
   # The database check is tested against a MariaDB server the tests start
   # themselves: Debian's server and client binaries, no service; the alert
   # rules with promtool.
   # promtool for the alert rules' tests: its own package on Debian 13, part of prometheus before.
   local promtool=prometheus
   apt-cache show promtool >/dev/null 2>&1 && promtool=promtool
-  need_packages mariadbd:mariadb-server-core mariadb:mariadb-client-core openssl:openssl "promtool:$promtool" || return 1
+  need_packages mariadbd:mariadb-server-core mariadb:mariadb-client-core openssl:openssl "promtool:$promtool"
+}
+stage_integration() {
   pytest -q -p no:cacheprovider tests/integration
 }
+prepare_molecule() { tools/engine.sh; }
 # Each molecule step line gets the time it was printed (tools/digest.py steps).
 stamp() {
   local line
@@ -36,7 +41,6 @@ stamp() {
   done
 }
 stage_molecule() {
-  tools/engine.sh || return 1
   local s rc=0 log
   mkdir -p .cache
   for s in "${scenarios[@]}"; do
@@ -69,24 +73,67 @@ need_packages() {
 
 passed=0 failed=0 report=()
 mkdir -p .cache
-rm -f .cache/failures.txt .cache/stage-*.log
+rm -f .cache/failures.txt .cache/stage-*.log .cache/stage-*.result
 t0=$(date +%s)
 for stage in "${stages[@]}"; do
   if ! declare -F "stage_$stage" >/dev/null; then
     echo "unknown stage '$stage' (known: ${all[*]})"; exit 2
   fi
-  echo
-  echo "===== $stage ====="
+done
+
+# run_stage STAGE: its output in .cache/stage-STAGE.log, "PASS|FAIL seconds"
+# in .cache/stage-STAGE.result. A stage whose preparation fails fails.
+run_stage() {
+  local s0 result=PASS
   s0=$(date +%s)
-  if "stage_$stage" 2>&1 | tee ".cache/stage-$stage.log"; then
-    result=PASS; passed=$((passed + 1))
-  else
-    result=FAIL; failed=$((failed + 1))
+  if declare -F "prepare_$1" >/dev/null && ! "prepare_$1"; then
+    result=FAIL
+  elif ! "stage_$1"; then
+    result=FAIL
   fi
-  line=$(printf '%-11s %s  %4ss' "$stage" "$result" "$(( $(date +%s) - s0 ))")
+  echo "$result $(( $(date +%s) - s0 ))" >".cache/stage-$1.result"
+}
+record() {
+  local result secs line
+  read -r result secs <".cache/stage-$1.result"
+  if [[ $result == PASS ]]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+  line=$(printf '%-11s %s  %4ss' "$1" "$result" "$secs")
   report+=("$line")
   echo "===== $line"
+}
+
+# The molecule scenarios take the longest and mostly wait (on the package
+# archive, on jobs, on daemons): they run in the background, with their
+# engine started first, while the other stages run here one by one. Their
+# output follows when they end.
+background=""
+if [[ " ${stages[*]} " == *" molecule "* && ${#stages[@]} -gt 1 ]]; then
+  echo
+  echo "===== molecule (in the background; output: .cache/stage-molecule.log) ====="
+  # the engine's install (apt) before the other stages' own
+  prepare_molecule 2>&1 | tee .cache/stage-molecule.log
+  if [[ ${PIPESTATUS[0]} -eq 0 ]]; then
+    ( stage_molecule >>.cache/stage-molecule.log 2>&1; rc=$?
+      echo "$([[ $rc -eq 0 ]] && echo PASS || echo FAIL) $(( $(date +%s) - t0 ))" >.cache/stage-molecule.result ) &
+  else
+    echo "FAIL $(( $(date +%s) - t0 ))" >.cache/stage-molecule.result
+  fi
+  background=molecule
+fi
+for stage in "${stages[@]}"; do
+  [[ $stage == "$background" ]] && continue
+  echo
+  echo "===== $stage ====="
+  run_stage "$stage" 2>&1 | tee -a ".cache/stage-$stage.log"
+  record "$stage"
 done
+if [[ -n $background ]]; then
+  wait
+  echo
+  echo "===== molecule (its output) ====="
+  cat .cache/stage-molecule.log
+  record molecule
+fi
 
 echo
 echo "===== make test summary ($(( $(date +%s) - t0 ))s) ====="
