@@ -45,9 +45,10 @@ def release_pin(line):
 
 
 def source_problems(repository, version, packages, os_family):
-    """What is wrong with the package-source variables, one message each."""
+    """What is wrong with the package-source variables, one message each
+    (os_family '' where the facts are not known yet)."""
     problems = []
-    if (repository or version or packages) and os_family != 'Debian':
+    if (repository or version or packages) and os_family not in ('Debian', ''):
         problems.append('slurm_package_repository, slurm_package_version and slurm_package_repository_packages '
                         'are written as apt sources and preferences, and this host is %s: set up the '
                         'repository and the version lock with your own tasks, and leave these empty' % os_family)
