@@ -9,13 +9,14 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import fnmatch
 import re
 
 # The binary packages of Debian's slurm-wlm source, as apt preferences globs.
 # (libpmi0 and libpmi2-0 are Slurm's; libpmix* is OpenPMIx, another source.)
 SLURM_PACKAGE_GLOBS = ('slurm*', 'libslurm*', 'libpmi0*', 'libpmi2-*', 'libnss-slurm', 'libpam-slurm*', 'sview')
-# The same as one regular expression, for the names of installed packages.
-SLURM_PACKAGE_RE = re.compile(r'^(slurm.*|libslurm.*|libpmi0.*|libpmi2-.*|libnss-slurm|libpam-slurm.*|sview)$')
+# The same globs, for the names of installed packages.
+SLURM_PACKAGE_RE = re.compile('|'.join(fnmatch.translate(glob) for glob in SLURM_PACKAGE_GLOBS))
 
 SOURCE_FILE = '/etc/apt/sources.list.d/gpuhpc-slurm.list'
 PREFERENCES_FILE = '/etc/apt/preferences.d/gpuhpc-slurm'
