@@ -75,13 +75,14 @@ def prometheus_samples(text):
     return samples
 
 
-def scrape_targets(hosts, hostvars, role, default_listen):
+def scrape_targets(hosts, hostvars, role, default_listen, secured=True):
     """The scrape targets of one exporter role on the given inventory hosts.
 
     Each host's port comes from its ``<role>_listen_address`` (else
     ``default_listen``, the role's default); the address scraped is its
     ``prometheus_scrape_host``, else its ``ansible_host``, else its name; the
-    scheme is https when its ``<role>_tls_cert_file`` is set. Returns
+    scheme is https when its ``web_config_enabled`` is on (and the exporter is
+    one that the switch secures: ``secured``). Returns
     ``[{host, address, scheme}]`` in the order of ``hosts``.
     """
     targets = []
@@ -93,7 +94,7 @@ def scrape_targets(hosts, hostvars, role, default_listen):
             raise AnsibleFilterError('scrape_targets: %s_listen_address of %s, %r, has no port' % (role, host, listen))
         name = str(hv.get('prometheus_scrape_host') or hv.get('ansible_host') or host)
         address = ('[%s]' % name if ':' in name else name) + ':' + port
-        tls = bool(hv.get(role + '_tls_cert_file'))
+        tls = secured and bool(hv.get('web_config_enabled'))
         targets.append(dict(host=host, address=address, scheme='https' if tls else 'http'))
     return targets
 

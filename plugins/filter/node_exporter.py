@@ -24,7 +24,7 @@ def node_exporter_problems(settings, known_collectors, always_on, managed_flags)
     """Messages naming the variable and the fix; [] for good input.
 
     settings: the role's variables without the node_exporter_ prefix
-    (listen_address, textfile_dir, tls_cert_file, tls_key_file,
+    (listen_address, textfile_dir,
     collectors_enabled, collectors_disabled, extra_args)."""
     s = settings
     problems = []
@@ -33,12 +33,6 @@ def node_exporter_problems(settings, known_collectors, always_on, managed_flags)
                         "(e.g. 0.0.0.0:9100 or [::]:9100)" % s['listen_address'])
     if not _absolute(s['textfile_dir']):
         problems.append("node_exporter_textfile_dir '%s' is not an absolute path" % s['textfile_dir'])
-    cert, key = s['tls_cert_file'], s['tls_key_file']
-    if bool(cert) != bool(key):
-        problems.append('node_exporter_tls_cert_file and node_exporter_tls_key_file go together: give both or neither')
-    for name, value in (('tls_cert_file', cert), ('tls_key_file', key)):
-        if value and not _absolute(value):
-            problems.append("node_exporter_%s '%s' is not an absolute path on the host" % (name, value))
     for name in ('collectors_enabled', 'collectors_disabled'):
         unknown = [c for c in s[name] if c not in known_collectors]
         if unknown:

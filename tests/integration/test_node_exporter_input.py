@@ -1,8 +1,8 @@
 """gpuhpc.slurm.node_exporter: bad input stops the role before anything is
 written, with a message that names the variable; and the files the role
-renders are right: the web config's bcrypt hashes are the same on every run
-and verify with bcrypt, the arguments file gives node_exporter exactly the
-intended argv once systemd has parsed it, and the hardened unit parses.
+renders are right: the arguments file gives node_exporter exactly the
+intended argv once systemd has parsed it (the web config's flag with the
+cluster's switch on), and the hardened unit parses.
 
 The role's preflight and templates run against local hosts (the inventory of
 test_bad_input); nothing is installed."""
@@ -12,7 +12,6 @@ import shutil
 import subprocess
 
 import pytest
-import yaml
 
 from local_play import ROOT
 from test_bad_input import run
@@ -44,8 +43,7 @@ def test_every_option_set_passes(tmp_path):
         node_exporter_collectors_enabled=['processes', 'mountstats', 'systemd'],
         node_exporter_collectors_disabled=['wifi', 'zfs'],
         node_exporter_extra_args=['--collector.filesystem.mount-points-exclude=^/(dev|proc|run|sys)($|/)'],
-        node_exporter_tls_cert_file='/etc/ssl/node.pem', node_exporter_tls_key_file='/etc/ssl/node.key',
-        node_exporter_basic_auth_users=dict(prometheus=PASSWORD)))
+        web_config_enabled=True, web_config_password=PASSWORD, web_config_pki_dir=str(tmp_path / 'pki')))
     assert rc == 0, out
     assert 'Sup3r-secret' not in out
 
@@ -91,8 +89,6 @@ def test_a_sha256_per_architecture_passes(tmp_path):
      "node_exporter_listen_address 'fe80::1:9100' is not ADDRESS:PORT with a port from 1 to 65535"),
     (dict(node_exporter_textfile_dir='textfiles'),
      "node_exporter_textfile_dir 'textfiles' is not an absolute path"),
-    (dict(node_exporter_tls_cert_file='/etc/ssl/node.pem'),
-     "node_exporter_tls_cert_file and node_exporter_tls_key_file go together: give both or neither"),
     (dict(node_exporter_extra_args=['--web.listen-address=:9200']),
      "node_exporter_extra_args: '--web.listen-address=:9200' sets --web.listen-address, which the role sets "
      "from node_exporter_listen_address: use that instead"),
@@ -101,14 +97,12 @@ def test_a_sha256_per_architecture_passes(tmp_path):
      "node_exporter_collectors_enabled or node_exporter_collectors_disabled instead"),
     (dict(node_exporter_extra_args=['collector.wifi']),
      "node_exporter_extra_args: 'collector.wifi' is not a flag (--name or --name=value)"),
-    (dict(node_exporter_basic_auth_users={'prom:etheus': PASSWORD}),
-     "node_exporter_basic_auth_users: the user name 'prom:etheus' is empty or holds ':', "
-     "which HTTP basic auth cannot carry"),
-    (dict(node_exporter_basic_auth_users=dict(prometheus='')),
-     "node_exporter_basic_auth_users: the password of 'prometheus' is empty or not a string: give one (vault it)"),
-    (dict(node_exporter_basic_auth_users=dict(prometheus=PASSWORD * 4)),
-     "node_exporter_basic_auth_users: the password of 'prometheus' is longer than 72 bytes, "
-     "and bcrypt ignores what follows byte 72: choose a shorter one"),
+    (dict(web_config_enabled=True, web_config_username='prom:etheus', web_config_password=PASSWORD),
+     "web_config_username 'prom:etheus' is empty or holds ':', which HTTP basic auth cannot carry"),
+    (dict(web_config_enabled=True),
+     "web_config_password is empty: web_config_enabled needs the scrape password (vault it)"),
+    (dict(web_config_enabled=True, web_config_password=PASSWORD * 4),
+     "web_config_password is longer than 72 bytes, and bcrypt ignores what follows byte 72: choose a shorter one"),
 ])
 def test_preflight_names_the_problem(tmp_path, monkeypatch, group_vars, message):
     monkeypatch.setenv('ANSIBLE_VERBOSITY', '2')
@@ -118,18 +112,18 @@ def test_preflight_names_the_problem(tmp_path, monkeypatch, group_vars, message)
     assert 'Sup3r-secret' not in out
 
 
-def test_no_passlib_on_the_controller_is_named(tmp_path, monkeypatch):
-    # A passlib that cannot be imported, ahead of the real one.
-    hide = tmp_path / 'hide' / 'passlib'
+def test_no_bcrypt_on_the_controller_is_named(tmp_path, monkeypatch):
+    # A bcrypt that cannot be imported, ahead of the real one.
+    hide = tmp_path / 'hide' / 'bcrypt'
     hide.mkdir(parents=True)
-    (hide / '__init__.py').write_text("raise ImportError('passlib hidden by the test')\n")
+    (hide / '__init__.py').write_text("raise ImportError('bcrypt hidden by the test')\n")
     monkeypatch.setenv('PYTHONPATH', os.pathsep.join(filter(None, [str(hide.parent), os.environ.get('PYTHONPATH')])))
     monkeypatch.setenv('ANSIBLE_VERBOSITY', '2')
-    rc, out = run(tmp_path, PREFLIGHT, dict(node_exporter_basic_auth_users=dict(prometheus=PASSWORD)))
+    rc, out = run(tmp_path, PREFLIGHT, dict(web_config_enabled=True, web_config_password=PASSWORD,
+                                            web_config_pki_dir=str(tmp_path / 'pki')))
     assert rc != 0
-    assert ('node_exporter_basic_auth_users needs bcrypt hashes, which the role makes on the Ansible controller '
-            'with passlib, and that failed there') in out, out
-    assert 'pip install passlib bcrypt in the Python that runs ansible-playbook' in out, out
+    assert ('web_config_password is hashed with bcrypt on the Ansible controller, and the Python that runs '
+            'ansible-playbook has no bcrypt module: pip install bcrypt there') in out, out
     assert 'Sup3r-secret' not in out
 
 
@@ -235,12 +229,6 @@ RENDER = '''
         tasks_from: preflight
         public: true
     - ansible.builtin.include_vars: {root}/roles/node_exporter/vars/Debian.yml
-    - name: Render the web config
-      ansible.builtin.template:
-        src: {root}/roles/node_exporter/templates/web-config.yml.j2
-        dest: "{out}/{{{{ inventory_hostname }}}}-web.yml"
-        mode: "0600"
-      no_log: true
     - name: Render the arguments file
       ansible.builtin.template:
         src: {root}/roles/node_exporter/templates/node_exporter.env.j2
@@ -259,6 +247,7 @@ def render(tmp_path, group_vars, check=False):
     out.mkdir(exist_ok=True)
     work = tmp_path / ('check' if check else 'run')
     work.mkdir(exist_ok=True)
+    group_vars = dict(dict(web_config_result=dict(enabled=False, path='')), **group_vars)
     rc, log = run(work, RENDER.format(root=ROOT, out=out), group_vars, check=check)
     assert rc == 0, log
     changed = [int(n) for n in re.findall(r'changed=(\d+)', log)]
@@ -266,50 +255,8 @@ def render(tmp_path, group_vars, check=False):
     return out, sum(changed), log
 
 
-def users(out, host):
-    return yaml.safe_load((out / f'{host}-web.yml').read_text())['basic_auth_users']
-
-
-AUTH = dict(node_exporter_basic_auth_users=dict(prometheus=PASSWORD, grafana='other-pass'),
-            node_exporter_tls_cert_file='/etc/ssl/node.pem', node_exporter_tls_key_file='/etc/ssl/node.key')
-
-
-def test_web_config_hashes_are_stable_and_verify(tmp_path):
-    bcrypt = pytest.importorskip('bcrypt', reason='bcrypt is in requirements-dev.txt: run make deps')
-    out, changed, log = render(tmp_path, AUTH)
-    assert changed > 0, log
-    first = (out / 'ctl-web.yml').read_text()
-    config = yaml.safe_load(first)
-    assert config['tls_server_config'] == dict(cert_file='/etc/ssl/node.pem', key_file='/etc/ssl/node.key')
-    hashes = config['basic_auth_users']
-    assert set(hashes) == {'prometheus', 'grafana'}
-    assert all(h.startswith('$2b$10$') for h in hashes.values()), hashes
-    assert bcrypt.checkpw(PASSWORD.encode(), hashes['prometheus'].encode())
-    assert bcrypt.checkpw(b'other-pass', hashes['grafana'].encode())
-    assert not bcrypt.checkpw(b'other-pass', hashes['prometheus'].encode())
-    assert PASSWORD not in first and 'Sup3r-secret' not in log
-
-    # A second run, and a check run, find nothing to change: the same hashes.
-    changed, log = render(tmp_path, AUTH)[1:]
-    assert changed == 0, log
-    assert (out / 'ctl-web.yml').read_text() == first
-    changed, log = render(tmp_path, AUTH, check=True)[1:]
-    assert changed == 0, log
-
-    # Salts differ per host and per user: no two hashes alike.
-    other = users(out, 'gpu-01')
-    assert bcrypt.checkpw(PASSWORD.encode(), other['prometheus'].encode())
-    salts = {h[7:29] for h in list(hashes.values()) + list(other.values())}
-    assert len(salts) == 4, salts
-    assert hashes['prometheus'] != other['prometheus']
-
-    # A new password: a new hash, which verifies; the old one no longer does.
-    changed, log = render(tmp_path, dict(AUTH, node_exporter_basic_auth_users=dict(prometheus='new-pass')))[1:]
-    assert changed > 0, log
-    new = users(out, 'ctl')
-    assert set(new) == {'prometheus'}
-    assert bcrypt.checkpw(b'new-pass', new['prometheus'].encode())
-    assert not bcrypt.checkpw(PASSWORD.encode(), new['prometheus'].encode())
+# What gpuhpc.slurm.web_config tells the role with the switch on.
+AUTH = dict(web_config_result=dict(enabled=True, path='/etc/gpuhpc/web/node_exporter/web-config.yml'))
 
 
 # --- the arguments file as systemd reads it ------------------------------------------
@@ -393,7 +340,7 @@ def test_the_arguments_reach_node_exporter_as_written(tmp_path):
     assert systemd_split(value) == [
         '--web.listen-address=[::]:9100', '--collector.systemd', '--collector.textfile',
         '--collector.textfile.directory=/srv/text files', '--collector.processes', '--no-collector.wifi',
-        '--web.config.file=/etc/prometheus/node-exporter-web.yml'] + TRICKY
+        '--web.config.file=/etc/gpuhpc/web/node_exporter/web-config.yml'] + TRICKY
 
 
 def test_plain_arguments_stay_readable(tmp_path):

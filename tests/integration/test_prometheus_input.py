@@ -38,13 +38,20 @@ def test_good_input_passes(tmp_path):
     (dict(prometheus_retention_time='30 days'), "prometheus_retention_time is not a Prometheus duration (e.g. 15s, 30d)"),
     (dict(prometheus_retention_size='lots'), "prometheus_retention_size 'lots' is not a size (e.g. 500GB, or 0 for no limit)"),
     (dict(prometheus_alertmanagers=['http://am:9093']), "prometheus_alertmanagers: 'http://am:9093' is not HOST:PORT"),
-    (dict(prometheus_exporter_basic_auth=dict(gpu=dict(username='p', password='x'))),
-     "prometheus_exporter_basic_auth: 'gpu' is not a scrape job (node, slurm, dcgm)"),
+    (dict(web_config_enabled=True, web_config_password=''),
+     'web_config_password is empty: web_config_enabled needs the scrape password (vault it)'),
 ])
 def test_bad_input_is_named(tmp_path, group_vars, message):
     rc, out = run(tmp_path, PREFLIGHT, group_vars)
     assert rc != 0
     assert message in out, out
+
+
+def test_exporters_behind_tls_need_the_switch_on_the_monitoring_host_too(tmp_path):
+    rc, out = run(tmp_path, PREFLIGHT, node_vars=dict(slurm_node_gpus=dict(count=2), web_config_enabled=True))
+    assert rc != 0
+    assert ('web_config_enabled is true on gpu-01 and false on ctl, which scrapes them: turn it on for the whole '
+            'cluster (group_vars/all), or off on those hosts') in out, out
 
 
 def test_a_rule_file_promtool_refuses_stops_the_role(tmp_path):

@@ -290,3 +290,67 @@ def test_what_private_data_hides(capture, private, user, hidden):
     assert exporter.view_partial(config, user) == hidden
     m = values(exporter.metrics_from(dict(config=config), user=user))
     assert sorted(k[1] for k, v in m.items() if k[0] == 'slurm_exporter_view_partial' and v == 1) == hidden
+
+
+# --- serving: TLS and basic auth from an exporter-toolkit web config --------
+
+@pytest.fixture
+def served(tmp_path):
+    """Serve a tiny registry, with or without a web config; yields a function that starts it."""
+    from prometheus_client import CollectorRegistry, Gauge
+    servers = []
+
+    def start(web_config=''):
+        registry = CollectorRegistry()
+        Gauge('gpuhpc_probe', 'probe', registry=registry).set(1)
+        server = exporter.serve('127.0.0.1:0', registry, web_config)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        servers.append(server)
+        return server.server_address[1]
+
+    yield start
+    for server in servers:
+        server.shutdown()
+
+
+def _get(url, auth=None, cafile=None):
+    import base64
+    import ssl
+    import urllib.error
+    import urllib.request
+    request = urllib.request.Request(url)
+    if auth:
+        request.add_header('Authorization', 'Basic ' + base64.b64encode(('%s:%s' % auth).encode()).decode())
+    context = ssl.create_default_context(cafile=cafile) if cafile else None
+    try:
+        with urllib.request.urlopen(request, timeout=10, context=context) as r:
+            return r.status, r.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, ''
+
+
+def test_without_a_web_config_metrics_are_plain_http(served):
+    port = served()
+    status, body = _get('http://127.0.0.1:%d/metrics' % port)
+    assert status == 200 and 'gpuhpc_probe 1.0' in body
+
+
+def test_with_a_web_config_only_tls_and_the_right_password_get_metrics(served, tmp_path):
+    from ansible_collections.gpuhpc.slurm.plugins.plugin_utils import web_pki
+    pki = web_pki.ensure(str(tmp_path / 'pki'), 'ctl', ['127.0.0.1', 'localhost'])
+    for name in ('ca', 'cert', 'key'):
+        (tmp_path / (name + '.pem')).write_text(pki[name])
+    password = 'p@ss: "w0rd"'
+    digest = web_pki.bcrypt_hash(password, web_pki.bcrypt_salt('ctl', 'prometheus'), rounds=4)
+    (tmp_path / 'web.yml').write_text(web_pki.document(str(tmp_path / 'cert.pem'), str(tmp_path / 'key.pem'),
+                                                       'prometheus', digest))
+    port = served(str(tmp_path / 'web.yml'))
+    url, ca = 'https://127.0.0.1:%d/metrics' % port, str(tmp_path / 'ca.pem')
+    assert _get(url, cafile=ca)[0] == 401
+    assert _get(url, auth=('prometheus', 'wrong'), cafile=ca)[0] == 401
+    assert _get(url, auth=('other', password), cafile=ca)[0] == 401
+    for _ in range(2):  # the second time from what passed before
+        status, body = _get(url, auth=('prometheus', password), cafile=ca)
+        assert status == 200 and 'gpuhpc_probe 1.0' in body
+    with pytest.raises(Exception):
+        _get('http://127.0.0.1:%d/metrics' % port, auth=('prometheus', password))

@@ -13,6 +13,9 @@ slurmctld never gets more than one set of commands at a time.
 """
 
 import argparse
+import base64
+import hashlib
+import json
 import os
 import pwd
 import re
@@ -490,21 +493,119 @@ def collector(budget, run=subprocess.run):
     return SlurmCollector()
 
 
+# --- serving ------------------------------------------------------------------
+
+def load_web_config(path):
+    """(cert_file, key_file, {user: bcrypt hash}) from an exporter-toolkit web config (YAML, or JSON)."""
+    with open(path) as f:
+        text = f.read()
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        import yaml
+        doc = yaml.safe_load(text)
+    doc = doc or {}
+    tls = doc.get('tls_server_config') or {}
+    return tls.get('cert_file') or '', tls.get('key_file') or '', dict(doc.get('basic_auth_users') or {})
+
+
+class BasicAuth(object):
+    """WSGI middleware: HTTP basic auth against bcrypt hashes. A header that passed once is remembered (as its
+    SHA-256), so that bcrypt's cost is paid once per password, not once per scrape."""
+
+    def __init__(self, app, users, checkpw=None):
+        if checkpw is None:
+            import bcrypt
+            checkpw = bcrypt.checkpw
+        self.app, self.users, self.checkpw, self.passed = app, users, checkpw, set()
+
+    def allowed(self, header):
+        if not header.startswith('Basic '):
+            return False
+        seen = hashlib.sha256(header.encode('utf-8', 'replace')).hexdigest()
+        if seen in self.passed:
+            return True
+        try:
+            user, _, password = base64.b64decode(header[6:].strip()).decode('utf-8').partition(':')
+        except (ValueError, UnicodeDecodeError):
+            return False
+        digest = self.users.get(user)
+        if digest is None or not self.checkpw(password.encode('utf-8'), digest.encode('utf-8')):
+            return False
+        self.passed.add(seen)
+        return True
+
+    def __call__(self, environ, start_response):
+        if self.allowed(environ.get('HTTP_AUTHORIZATION', '')):
+            return self.app(environ, start_response)
+        start_response('401 Unauthorized', [('WWW-Authenticate', 'Basic realm="gpuhpc-slurm-exporter"'),
+                                            ('Content-Type', 'text/plain; charset=utf-8')])
+        return [b'Unauthorized\n']
+
+
+def serve(listen, registry, web_config=''):
+    """Serve /metrics of registry on listen (ADDRESS:PORT or [IPv6]:PORT), with the web config's TLS and basic
+    auth when one is given. Returns the server (serve_forever() runs it)."""
+    import socket
+    import socketserver
+    import ssl
+    from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
+
+    from prometheus_client import make_wsgi_app
+
+    host, port = listen.rsplit(':', 1)
+    host = host.strip('[]')
+    app = make_wsgi_app(registry)
+    cert, key, users = load_web_config(web_config) if web_config else ('', '', {})
+    if users:
+        app = BasicAuth(app, users)
+    family = socket.getaddrinfo(host or None, int(port), type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0][0]
+
+    class Server(socketserver.ThreadingMixIn, WSGIServer):
+        daemon_threads = True
+        address_family = family
+
+        def finish_request(self, request, client_address):
+            if isinstance(request, ssl.SSLSocket):
+                request.settimeout(Quiet.timeout)
+                request.do_handshake()
+            WSGIServer.finish_request(self, request, client_address)
+
+        def handle_error(self, request, client_address):
+            # a client that speaks plain HTTP to TLS, or goes away: one line, no traceback
+            sys.stderr.write('request from %s failed: %s\n' % (client_address[0], sys.exc_info()[1]))
+
+    class Quiet(WSGIRequestHandler):
+        timeout = 30
+
+        def log_message(self, *args):
+            pass
+
+    server = make_server(host, int(port), app, server_class=Server, handler_class=Quiet)
+    if cert:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.minimum_version = ssl.TLSVersion.TLSv1_2
+        context.load_cert_chain(cert, key)
+        # the handshake happens in the request's thread, not in accept()
+        server.socket = context.wrap_socket(server.socket, server_side=True, do_handshake_on_connect=False)
+    return server
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--listen', default='0.0.0.0:9341', help='address:port to serve /metrics on')
     parser.add_argument('--timeout', type=float, default=8,
                         help='seconds a scrape may take: the commands run at once and each is stopped then '
                              '(keep it below the scrape_timeout of Prometheus)')
+    parser.add_argument('--web-config-file', default='',
+                        help="TLS and basic auth, in exporter-toolkit's web config format (tls_server_config: "
+                             'cert_file, key_file; basic_auth_users: bcrypt hashes)')
     args = parser.parse_args(argv)
-    from prometheus_client import CollectorRegistry, start_http_server
+    from prometheus_client import CollectorRegistry
 
     registry = CollectorRegistry()
     registry.register(collector(args.timeout))
-    host, port = args.listen.rsplit(':', 1)
-    start_http_server(int(port), addr=host.strip('[]'), registry=registry)
-    while True:
-        time.sleep(3600)
+    serve(args.listen, registry, args.web_config_file).serve_forever()
 
 
 if __name__ == '__main__':

@@ -102,7 +102,7 @@ def test_scrape_targets():
     hostvars = {
         'ctl': {'ansible_host': 'lab-ctl'},
         'gpu-01': {'ansible_host': 'lab-gpu-01', 'node_exporter_listen_address': '[::]:9200',
-                   'node_exporter_tls_cert_file': '/etc/ssl/node.pem'},
+                   'web_config_enabled': True},
         'gpu-02': {'prometheus_scrape_host': 'fd00::2'},
     }
     assert scrape_targets(['ctl', 'gpu-01', 'gpu-02'], hostvars, 'node_exporter', '0.0.0.0:9100') == [
@@ -110,6 +110,9 @@ def test_scrape_targets():
         {'host': 'gpu-01', 'address': 'lab-gpu-01:9200', 'scheme': 'https'},
         {'host': 'gpu-02', 'address': '[fd00::2]:9100', 'scheme': 'http'},
     ]
+    # an endpoint the switch does not secure stays plain HTTP
+    assert scrape_targets(['gpu-01'], hostvars, 'alertmanager', ':9093', secured=False) == [
+        {'host': 'gpu-01', 'address': 'lab-gpu-01:9093', 'scheme': 'http'}]
 
 
 def test_scrape_targets_needs_a_port():

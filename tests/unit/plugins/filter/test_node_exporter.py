@@ -4,7 +4,7 @@ from ansible_collections.gpuhpc.slurm.plugins.filter.node_exporter import Filter
 KNOWN = ['cpu', 'systemd', 'textfile', 'tcpstat', 'wifi']
 ALWAYS_ON = ['systemd', 'textfile']
 MANAGED = {'--web.listen-address': 'node_exporter_listen_address'}
-GOOD = dict(listen_address='0.0.0.0:9100', textfile_dir='/var/lib/node_exporter', tls_cert_file='', tls_key_file='',
+GOOD = dict(listen_address='0.0.0.0:9100', textfile_dir='/var/lib/node_exporter',
             collectors_enabled=['systemd'], collectors_disabled=['wifi'], extra_args=['--log.level=warn'])
 
 
@@ -14,15 +14,13 @@ def problems(**changes):
 
 def test_good_input_has_no_problem():
     assert problems() == []
-    assert problems(listen_address='[::]:9100', tls_cert_file='/etc/ssl/n.pem', tls_key_file='/etc/ssl/n.key') == []
+    assert problems(listen_address='[::]:9100') == []
 
 
 @pytest.mark.parametrize('changes, message', [
     (dict(listen_address='0.0.0.0'), "node_exporter_listen_address '0.0.0.0' is not ADDRESS:PORT"),
     (dict(listen_address='0.0.0.0:0'), "with a port from 1 to 65535"),
     (dict(textfile_dir='textfiles'), "node_exporter_textfile_dir 'textfiles' is not an absolute path"),
-    (dict(tls_cert_file='/etc/ssl/n.pem'), 'go together: give both or neither'),
-    (dict(tls_cert_file='n.pem', tls_key_file='/n.key'), "node_exporter_tls_cert_file 'n.pem' is not an absolute path"),
     (dict(collectors_enabled=['gpu']),
      "node_exporter_collectors_enabled names 'gpu', which node_exporter does not have; known collectors: cpu, systemd"),
     (dict(collectors_enabled=['tcpstat'], collectors_disabled=['tcpstat']), "both name 'tcpstat'"),

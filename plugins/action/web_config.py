@@ -1,0 +1,90 @@
+# -*- coding: utf-8 -*-
+# Copyright: gpuhpc.slurm contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Action: one endpoint's TLS and basic auth (the web config), made on the controller, put on the host."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import posixpath
+
+from ansible.errors import AnsibleActionFail
+from ansible.module_utils.six import string_types
+from ansible.plugins.action import ActionBase
+
+from ansible_collections.gpuhpc.slurm.plugins.plugin_utils import web_pki
+
+WEB_ROOT = '/etc/gpuhpc/web'
+
+
+class ActionModule(ActionBase):
+    TRANSFERS_FILES = False
+    _VALID_ARGS = frozenset(('service', 'group', 'state', 'username', 'password', 'pki_dir', 'ca_cert', 'ca_key',
+                             'names', 'days', 'rounds', 'client'))
+
+    def _update_module_args(self, module_name, module_args, task_vars, *args, **kwargs):
+        # The files hold a private key and a password hash: the module must
+        # not log its arguments on the host, and no diff shows them.
+        super(ActionModule, self)._update_module_args(module_name, module_args, task_vars, *args, **kwargs)
+        module_args['_ansible_no_log'] = True
+        module_args['_ansible_diff'] = False
+
+    def run(self, tmp=None, task_vars=None):
+        result = super(ActionModule, self).run(tmp, task_vars)
+        args = self._task.args
+        service = args.get('service')
+        if not isinstance(service, string_types) or not service.replace('_', '').replace('-', '').isalnum():
+            raise AnsibleActionFail("web_config: service '%s' is not a name such as node_exporter" % service)
+        state = args.get('state', 'present')
+        if state not in ('present', 'absent'):
+            raise AnsibleActionFail("web_config: state is '%s', not present or absent" % state)
+        folder = posixpath.join(WEB_ROOT, service)
+        paths = {name: posixpath.join(folder, name)
+                 for name in ('ca.pem', 'cert.pem', 'key.pem', 'web-config.yml', 'client-password')}
+        files, made = [{'path': folder, 'state': 'absent'}], []
+        if state == 'present':
+            files, made = self._files(args, task_vars, folder, paths)
+        out = self._execute_module('gpuhpc.slurm.config_files', module_args={'files': files}, task_vars=task_vars)
+        out.pop('invocation', None)
+        out.pop('diff', None)
+        if out.get('failed'):
+            result.update(failed=True, msg='web_config: writing %s failed: %s' % (folder, out.get('msg', '')))
+            return result
+        present = state == 'present'
+        result.update(changed=bool(out.get('changed')), path=paths['web-config.yml'] if present else '',
+                      ca_file=paths['ca.pem'] if present else '', made=made,
+                      password_file=paths['client-password'] if present and args.get('client') else '')
+        return result
+
+    def _files(self, args, task_vars, folder, paths):
+        group = args.get('group')
+        if not isinstance(group, string_types) or not group:
+            raise AnsibleActionFail('web_config: group (the group the service reads its key as) is required')
+        username, password = args.get('username', ''), args.get('password', '')
+        problems = web_pki.check_user(username, password)
+        if problems:
+            raise AnsibleActionFail('; '.join(problems))
+        names = args.get('names') or []
+        if isinstance(names, string_types):
+            names = [names]
+        host = task_vars.get('inventory_hostname')
+        try:
+            pki = web_pki.ensure(args.get('pki_dir', ''), host, list(names) + [host], days=int(args.get('days', 825)),
+                                 ca_cert_path=args.get('ca_cert', ''), ca_key_path=args.get('ca_key', ''),
+                                 dry_run=bool(self._task.check_mode))
+            digest = web_pki.bcrypt_hash(password, web_pki.bcrypt_salt(host, username),
+                                         rounds=int(args.get('rounds', 10)))
+        except web_pki.PkiError as e:
+            raise AnsibleActionFail(str(e))
+        doc = web_pki.document(paths['cert.pem'], paths['key.pem'], username, digest)
+        return [
+            {'path': folder, 'state': 'directory', 'owner': 'root', 'group': 'root', 'mode': '0755'},
+            {'path': paths['ca.pem'], 'content': pki['ca'], 'owner': 'root', 'group': 'root', 'mode': '0644'},
+            {'path': paths['cert.pem'], 'content': pki['cert'], 'owner': 'root', 'group': 'root', 'mode': '0644'},
+            {'path': paths['key.pem'], 'content': pki['key'], 'owner': 'root', 'group': group, 'mode': '0640'},
+            {'path': paths['web-config.yml'], 'content': doc, 'owner': 'root', 'group': group, 'mode': '0640'},
+            # a client of the other endpoints (Prometheus) reads the password from here
+            {'path': paths['client-password'], 'owner': 'root', 'group': group, 'mode': '0640',
+             'content': password} if args.get('client') else {'path': paths['client-password'], 'state': 'absent'},
+        ], pki['made']

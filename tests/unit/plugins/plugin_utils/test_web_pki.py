@@ -1,0 +1,121 @@
+import datetime
+import json
+import os
+import stat
+
+import bcrypt
+import pytest
+from cryptography import x509
+
+from ansible_collections.gpuhpc.slurm.plugins.plugin_utils import web_pki
+
+
+def load(pem):
+    return x509.load_pem_x509_certificate(pem.encode())
+
+
+def test_first_run_makes_a_ca_and_a_host_certificate_for_every_name(tmp_path):
+    out = web_pki.ensure(str(tmp_path), 'gpu-01', ['10.0.0.5', 'gpu-01.example.org', 'localhost'])
+    assert out['made'] == ['ca', 'gpu-01']
+    cert, ca = load(out['cert']), load(out['ca'])
+    assert cert.issuer == ca.subject
+    assert web_pki.cert_names(cert) == ['10.0.0.5', 'gpu-01.example.org', 'localhost']
+    assert stat.S_IMODE(os.stat(tmp_path / 'ca-key.pem').st_mode) == 0o600
+    assert stat.S_IMODE(os.stat(tmp_path / 'hosts' / 'gpu-01-key.pem').st_mode) == 0o600
+    assert 'PRIVATE KEY' in out['key']
+
+
+def test_a_rerun_makes_nothing_and_gives_the_same_files(tmp_path):
+    first = web_pki.ensure(str(tmp_path), 'ctl', ['ctl', 'localhost'])
+    again = web_pki.ensure(str(tmp_path), 'ctl', ['localhost', 'ctl', 'ctl'])
+    assert again['made'] == []
+    assert (again['ca'], again['cert'], again['key']) == (first['ca'], first['cert'], first['key'])
+
+
+def test_a_new_name_makes_a_new_host_certificate_under_the_same_ca(tmp_path):
+    first = web_pki.ensure(str(tmp_path), 'mon', ['mon'])
+    again = web_pki.ensure(str(tmp_path), 'mon', ['mon', '192.0.2.7'])
+    assert again['made'] == ['mon']
+    assert again['ca'] == first['ca']
+    assert web_pki.cert_names(load(again['cert'])) == ['192.0.2.7', 'mon']
+
+
+def test_check_mode_writes_nothing(tmp_path):
+    out = web_pki.ensure(str(tmp_path / 'pki'), 'n1', ['n1'], dry_run=True)
+    assert out['made'] == ['ca', 'n1']
+    assert not (tmp_path / 'pki' / 'ca.pem').exists()
+    assert not (tmp_path / 'pki' / 'hosts' / 'n1.pem').exists()
+
+
+def test_the_site_ca_signs_and_a_change_of_ca_makes_new_host_certificates(tmp_path):
+    private = web_pki.ensure(str(tmp_path / 'pki'), 'n1', ['n1'])
+    ca_cert, ca_key = web_pki.make_ca('Site CA')
+    (tmp_path / 'site.pem').write_text(web_pki._cert_pem(ca_cert))
+    (tmp_path / 'site-key.pem').write_text(web_pki._key_pem(ca_key))
+    site = web_pki.ensure(str(tmp_path / 'pki'), 'n1', ['n1'], ca_cert_path=str(tmp_path / 'site.pem'),
+                          ca_key_path=str(tmp_path / 'site-key.pem'))
+    assert site['made'] == ['n1']
+    assert load(site['cert']).issuer == ca_cert.subject != load(private['ca']).subject
+
+
+def test_a_certificate_close_to_its_end_is_made_again(tmp_path):
+    out = web_pki.ensure(str(tmp_path), 'n1', ['n1'], days=20)
+    cert, ca = load(out['cert']), load(out['ca'])
+    assert not web_pki.host_cert_current(cert, ['n1'], ca)
+    assert web_pki.ensure(str(tmp_path), 'n1', ['n1'])['made'] == ['n1']
+    later = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=800)
+    fresh = load(web_pki.ensure(str(tmp_path), 'n1', ['n1'])['cert'])
+    assert web_pki.host_cert_current(fresh, ['n1'], ca)
+    assert not web_pki.host_cert_current(fresh, ['n1'], ca, now=later)
+
+
+@pytest.mark.parametrize('kwargs, words', [
+    (dict(pki_dir='relative/pki'), 'is not an absolute path'),
+    (dict(ca_cert_path='/site/ca.pem'), 'go together'),
+    (dict(names=['', ' ']), None),
+])
+def test_bad_input_is_refused_by_name(tmp_path, kwargs, words):
+    args = dict(pki_dir=str(tmp_path), host='n1', names=['n1'])
+    args.update(kwargs)
+    if words is None:
+        # the inventory name is always a name; an empty list of others is fine
+        args['names'] = args['names'] + ['n1']
+        assert web_pki.ensure(**args)['cert']
+        return
+    with pytest.raises(web_pki.PkiError, match=words):
+        web_pki.ensure(**args)
+
+
+def test_an_unreadable_site_ca_is_named(tmp_path):
+    (tmp_path / 'bad.pem').write_text('not a certificate')
+    with pytest.raises(web_pki.PkiError, match='bad.pem.*cannot be read'):
+        web_pki.ensure(str(tmp_path), 'n1', ['n1'], ca_cert_path=str(tmp_path / 'bad.pem'),
+                       ca_key_path=str(tmp_path / 'bad.pem'))
+
+
+def test_the_hash_is_stable_per_host_and_user_and_checks_the_password():
+    salt = web_pki.bcrypt_salt('gpu-01', 'prometheus')
+    assert salt == web_pki.bcrypt_salt('gpu-01', 'prometheus') != web_pki.bcrypt_salt('gpu-02', 'prometheus')
+    assert len(salt) == 22 and salt[-1] in '.Oeu'
+    digest = web_pki.bcrypt_hash('p@ss "word" with: punctuation', salt, rounds=4)
+    assert digest == web_pki.bcrypt_hash('p@ss "word" with: punctuation', salt, rounds=4)
+    assert bcrypt.checkpw(b'p@ss "word" with: punctuation', digest.encode())
+    assert not bcrypt.checkpw(b'other', digest.encode())
+
+
+@pytest.mark.parametrize('username, password, words', [
+    ('prometheus', '', 'web_config_password is empty'),
+    ('', 'secret', "web_config_username '' is empty"),
+    ('a:b', 'secret', "holds ':'"),
+    ('prometheus', 'x' * 73, 'longer than 72 bytes'),
+])
+def test_user_problems_are_named_without_the_password(username, password, words):
+    problems = web_pki.check_user(username, password)
+    assert len(problems) == 1 and words in problems[0]
+    assert not password or password not in problems[0]
+
+
+def test_the_document_is_exporter_toolkit_web_config():
+    doc = json.loads(web_pki.document('/etc/c.pem', '/etc/k.pem', 'prometheus', '$2b$10$x'))
+    assert doc == {'tls_server_config': {'cert_file': '/etc/c.pem', 'key_file': '/etc/k.pem'},
+                   'basic_auth_users': {'prometheus': '$2b$10$x'}}
