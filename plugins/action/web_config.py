@@ -15,12 +15,9 @@ from ansible.plugins.action import ActionBase
 
 from ansible_collections.gpuhpc.slurm.plugins.plugin_utils import web_pki
 
-WEB_ROOT = '/etc/gpuhpc/web'
-
-
 class ActionModule(ActionBase):
     TRANSFERS_FILES = False
-    _VALID_ARGS = frozenset(('service', 'group', 'state', 'username', 'password', 'pki_dir', 'ca_cert', 'ca_key',
+    _VALID_ARGS = frozenset(('folder', 'group', 'state', 'username', 'password', 'pki_dir', 'ca_cert', 'ca_key',
                              'names', 'days', 'rounds', 'client'))
 
     def _update_module_args(self, module_name, module_args, task_vars, *args, **kwargs):
@@ -33,13 +30,21 @@ class ActionModule(ActionBase):
     def run(self, tmp=None, task_vars=None):
         result = super(ActionModule, self).run(tmp, task_vars)
         args = self._task.args
-        service = args.get('service')
-        if not isinstance(service, string_types) or not service.replace('_', '').replace('-', '').isalnum():
-            raise AnsibleActionFail("web_config: service '%s' is not a name such as node_exporter" % service)
         state = args.get('state', 'present')
-        if state not in ('present', 'absent'):
-            raise AnsibleActionFail("web_config: state is '%s', not present or absent" % state)
-        folder = posixpath.join(WEB_ROOT, service)
+        if state not in ('present', 'absent', 'ca'):
+            raise AnsibleActionFail("web_config: state is '%s', not present, absent or ca" % state)
+        if state == 'ca':
+            # a client on the controller's side only (Grafana's data source): the CA certificate, nothing written
+            try:
+                pki = web_pki.ca_only(args.get('pki_dir', ''), ca_cert_path=args.get('ca_cert', ''),
+                                      ca_key_path=args.get('ca_key', ''), dry_run=bool(self._task.check_mode))
+            except web_pki.PkiError as e:
+                raise AnsibleActionFail(str(e))
+            result.update(changed=False, ca=pki['ca'], made=pki['made'])
+            return result
+        folder = args.get('folder')
+        if not isinstance(folder, string_types) or not posixpath.isabs(folder) or posixpath.normpath(folder) == '/':
+            raise AnsibleActionFail("web_config: folder '%s' is not an absolute path of a folder of its own" % folder)
         paths = {name: posixpath.join(folder, name)
                  for name in ('ca.pem', 'cert.pem', 'key.pem', 'web-config.yml', 'client-password')}
         files, made = [{'path': folder, 'state': 'absent'}], []

@@ -147,6 +147,43 @@ def host_cert_current(cert, names, ca_cert, now=None):
             and _not_after(ca_cert) > _not_after(cert))
 
 
+def _ca(pki_dir, ca_cert_path, ca_key_path, ca_name, dry_run, made):
+    """The CA (certificate, key): the site's, or the private one of pki_dir, made when missing."""
+    if ca_cert_path:
+        return _load_ca(ca_cert_path, ca_key_path)
+    ca_cert_path, ca_key_path = os.path.join(pki_dir, 'ca.pem'), os.path.join(pki_dir, 'ca-key.pem')
+    if os.path.exists(ca_cert_path):
+        return _load_ca(ca_cert_path, ca_key_path)
+    ca_cert, ca_key = make_ca(ca_name)
+    if not dry_run:
+        _write(ca_key_path, _key_pem(ca_key), 0o600)
+        _write(ca_cert_path, _cert_pem(ca_cert), 0o644)
+    made.append('ca')
+    return ca_cert, ca_key
+
+
+def _checked(pki_dir, ca_cert_path, ca_key_path):
+    if not pki_dir or not os.path.isabs(pki_dir):
+        raise PkiError("web_config_pki_dir '%s' is not an absolute path on the Ansible controller" % pki_dir)
+    if bool(ca_cert_path) != bool(ca_key_path):
+        raise PkiError('web_config_ca_cert and web_config_ca_key go together: give both (the site CA) or neither '
+                       '(a private CA in web_config_pki_dir)')
+    try:
+        os.makedirs(os.path.join(pki_dir, 'hosts'), mode=0o700, exist_ok=True)
+    except OSError as e:
+        raise PkiError("web_config_pki_dir '%s' cannot be made on the Ansible controller: %s" % (pki_dir, e))
+    return os.path.join(pki_dir, '.lock')
+
+
+def ca_only(pki_dir, ca_cert_path='', ca_key_path='', ca_name='gpuhpc.slurm cluster CA', dry_run=False):
+    """The CA's certificate (PEM), for a client that only checks the others: {'ca': PEM, 'made': [...]}."""
+    lock_path, made = _checked(pki_dir, ca_cert_path, ca_key_path), []
+    with open(lock_path, 'w') as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        ca_cert = _ca(pki_dir, ca_cert_path, ca_key_path, ca_name, dry_run, made)[0]
+    return {'ca': _cert_pem(ca_cert), 'made': made}
+
+
 def ensure(pki_dir, host, names, days=825, ca_cert_path='', ca_key_path='', ca_name='gpuhpc.slurm cluster CA',
            dry_run=False):
     """The CA and host's certificate and key, made in pki_dir when missing or no longer right.
@@ -156,33 +193,12 @@ def ensure(pki_dir, host, names, days=825, ca_cert_path='', ca_key_path='', ca_n
     Returns {'ca': PEM, 'cert': PEM, 'key': PEM, 'made': [what was made]}. Safe
     to run for many hosts at once (one lock on the folder).
     """
-    if not pki_dir or not os.path.isabs(pki_dir):
-        raise PkiError("web_config_pki_dir '%s' is not an absolute path on the Ansible controller" % pki_dir)
-    if bool(ca_cert_path) != bool(ca_key_path):
-        raise PkiError('web_config_ca_cert and web_config_ca_key go together: give both (the site CA) or neither '
-                       '(a private CA in web_config_pki_dir)')
     if not san_names(names):
         raise PkiError('no name to put in the certificate of %s' % host)
-    try:
-        os.makedirs(os.path.join(pki_dir, 'hosts'), mode=0o700, exist_ok=True)
-        lock_path = os.path.join(pki_dir, '.lock')
-    except OSError as e:
-        raise PkiError("web_config_pki_dir '%s' cannot be made on the Ansible controller: %s" % (pki_dir, e))
-    made = []
+    lock_path, made = _checked(pki_dir, ca_cert_path, ca_key_path), []
     with open(lock_path, 'w') as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        if ca_cert_path:
-            ca_cert, ca_key = _load_ca(ca_cert_path, ca_key_path)
-        else:
-            ca_cert_path, ca_key_path = os.path.join(pki_dir, 'ca.pem'), os.path.join(pki_dir, 'ca-key.pem')
-            if os.path.exists(ca_cert_path):
-                ca_cert, ca_key = _load_ca(ca_cert_path, ca_key_path)
-            else:
-                ca_cert, ca_key = make_ca(ca_name)
-                if not dry_run:
-                    _write(ca_key_path, _key_pem(ca_key), 0o600)
-                    _write(ca_cert_path, _cert_pem(ca_cert), 0o644)
-                made.append('ca')
+        ca_cert, ca_key = _ca(pki_dir, ca_cert_path, ca_key_path, ca_name, dry_run, made)
         cert_path = os.path.join(pki_dir, 'hosts', host + '.pem')
         key_path = os.path.join(pki_dir, 'hosts', host + '-key.pem')
         cert = key = None

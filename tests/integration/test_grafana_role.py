@@ -344,6 +344,26 @@ def test_install_false_is_idempotent_checks_clean_and_removes_what_it_no_longer_
     assert (root / 'var' / 'lib' / 'grafana' / 'dashboards' / 'gpuhpc' / 'gpuhpc-slurm.json').exists()
 
 
+def test_the_switch_makes_the_data_source_https_with_the_cluster_ca_and_the_password(tmp_path):
+    scrape = 'Scr4pe: "pass"'
+    rc, out, raw, root = render(tmp_path, web_config_enabled=True, web_config_password=scrape,
+                                web_config_pki_dir=str(tmp_path / 'pki'))
+    assert rc == 0, raw
+    assert scrape not in raw
+    path = root / 'etc' / 'grafana' / 'provisioning' / 'datasources' / 'gpuhpc.yml'
+    assert stat.S_IMODE(path.stat().st_mode) == 0o640
+    [ds] = yaml.safe_load(path.read_text())['datasources']
+    assert ds['url'] == 'https://localhost:9090'
+    assert ds['basicAuth'] is True and ds['basicAuthUser'] == 'prometheus'
+    assert ds['jsonData']['tlsAuthWithCACert'] is True and ds['jsonData']['httpMethod'] == 'POST'
+    assert ds['secureJsonData']['basicAuthPassword'] == scrape
+    # the CA Prometheus' certificate is signed by, made once on the controller
+    assert ds['secureJsonData']['tlsCACert'] == (tmp_path / 'pki' / 'ca.pem').read_text()
+    rc, out, raw, root = render(tmp_path, web_config_enabled=True, web_config_password=scrape,
+                                web_config_pki_dir=str(tmp_path / 'pki'))
+    assert re.search(r'monitor +: ok=\d+ +changed=0 ', raw), raw
+
+
 def test_tls_makes_grafana_serve_https_with_secure_cookies(tmp_path):
     cert = write(tmp_path / 'grafana.pem', 'cert\n')
     key = write(tmp_path / 'grafana.key', 'key\n')

@@ -119,3 +119,12 @@ def test_the_document_is_exporter_toolkit_web_config():
     doc = json.loads(web_pki.document('/etc/c.pem', '/etc/k.pem', 'prometheus', '$2b$10$x'))
     assert doc == {'tls_server_config': {'cert_file': '/etc/c.pem', 'key_file': '/etc/k.pem'},
                    'basic_auth_users': {'prometheus': '$2b$10$x'}}
+
+
+def test_a_client_gets_the_same_ca_as_the_hosts(tmp_path):
+    first = web_pki.ca_only(str(tmp_path))
+    assert first['made'] == ['ca']
+    host = web_pki.ensure(str(tmp_path), 'n1', ['n1'])
+    assert host['made'] == ['n1'] and host['ca'] == first['ca'] == web_pki.ca_only(str(tmp_path))['ca']
+    assert web_pki.ca_only(str(tmp_path / 'dry'), dry_run=True)['made'] == ['ca']
+    assert not (tmp_path / 'dry' / 'ca.pem').exists()
