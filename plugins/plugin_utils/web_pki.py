@@ -115,6 +115,7 @@ def make_ca(common_name, days=3650):
             .serial_number(x509.random_serial_number())
             .not_valid_before(now - datetime.timedelta(minutes=5)).not_valid_after(now + datetime.timedelta(days=days))
             .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
+            .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
             .add_extension(x509.KeyUsage(digital_signature=True, key_cert_sign=True, crl_sign=True,
                                          content_commitment=False, key_encipherment=False, data_encipherment=False,
                                          key_agreement=False, encipher_only=False, decipher_only=False), critical=True)
@@ -134,6 +135,12 @@ def make_host_cert(host, names, ca_cert, ca_key, days):
             .add_extension(x509.SubjectAlternativeName(_general_names(names)), critical=False)
             .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
             .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
+            .add_extension(x509.KeyUsage(digital_signature=True, key_cert_sign=False, crl_sign=False,
+                                         content_commitment=False, key_encipherment=False, data_encipherment=False,
+                                         key_agreement=False, encipher_only=False, decipher_only=False), critical=True)
+            # strict verifiers (OpenSSL's X509_STRICT, Python 3.13's default) want both
+            .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
+            .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), critical=False)
             .sign(ca_key, hashes.SHA256()))
     return cert, key
 
@@ -141,7 +148,12 @@ def make_host_cert(host, names, ca_cert, ca_key, days):
 def host_cert_current(cert, names, ca_cert, now=None):
     """Whether cert may stay: issued by the CA, for exactly these names, not about to expire."""
     now = now or _now()
+    try:
+        aki = cert.extensions.get_extension_for_class(x509.AuthorityKeyIdentifier).value.key_identifier
+    except x509.ExtensionNotFound:
+        aki = None
     return (cert.issuer == ca_cert.subject
+            and aki == x509.SubjectKeyIdentifier.from_public_key(ca_cert.public_key()).digest
             and cert_names(cert) == san_names(names)
             and _not_after(cert) - now > RENEW_BEFORE
             and _not_after(ca_cert) > _not_after(cert))

@@ -128,3 +128,36 @@ def test_a_client_gets_the_same_ca_as_the_hosts(tmp_path):
     assert host['made'] == ['n1'] and host['ca'] == first['ca'] == web_pki.ca_only(str(tmp_path))['ca']
     assert web_pki.ca_only(str(tmp_path / 'dry'), dry_run=True)['made'] == ['ca']
     assert not (tmp_path / 'dry' / 'ca.pem').exists()
+
+
+def test_a_strict_verifier_accepts_the_chain(tmp_path):
+    # Python 3.13's default context is X509_STRICT: key identifiers and key usage are needed.
+    import socket
+    import ssl
+    import threading
+    out = web_pki.ensure(str(tmp_path), 'n1', ['127.0.0.1', 'localhost'])
+    for name in ('ca', 'cert', 'key'):
+        (tmp_path / (name + '.pem')).write_text(out[name])
+    server = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    server.load_cert_chain(str(tmp_path / 'cert.pem'), str(tmp_path / 'key.pem'))
+    client = ssl.create_default_context(cafile=str(tmp_path / 'ca.pem'))
+    client.verify_flags |= getattr(ssl, 'VERIFY_X509_STRICT', 0)
+    listener = socket.create_server(('127.0.0.1', 0))
+    port = listener.getsockname()[1]
+
+    def accept():
+        conn = listener.accept()[0]
+        try:
+            with server.wrap_socket(conn, server_side=True) as tls:
+                tls.recv(1)
+        except (ssl.SSLError, OSError):
+            pass
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    with socket.create_connection(('127.0.0.1', port)) as raw:
+        with client.wrap_socket(raw, server_hostname='localhost') as tls:
+            assert tls.version() in ('TLSv1.2', 'TLSv1.3')
+            tls.sendall(b'x')
+    thread.join(5)
+    listener.close()
