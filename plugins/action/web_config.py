@@ -15,6 +15,7 @@ from ansible.plugins.action import ActionBase
 
 from ansible_collections.gpuhpc.slurm.plugins.plugin_utils import web_pki
 
+
 class ActionModule(ActionBase):
     TRANSFERS_FILES = False
     _VALID_ARGS = frozenset(('folder', 'group', 'state', 'username', 'password', 'pki_dir', 'ca_cert', 'ca_key',
@@ -40,7 +41,7 @@ class ActionModule(ActionBase):
                                       ca_key_path=args.get('ca_key', ''), dry_run=bool(self._task.check_mode))
             except web_pki.PkiError as e:
                 raise AnsibleActionFail(str(e))
-            result.update(changed=False, ca=pki['ca'], made=pki['made'])
+            result.update(changed=False, ca=pki['ca'], made=pki['made'], path='', ca_file='', password_file='')
             return result
         folder = args.get('folder')
         if not isinstance(folder, string_types) or not posixpath.isabs(folder) or posixpath.normpath(folder) == '/':
@@ -66,7 +67,7 @@ class ActionModule(ActionBase):
         group = args.get('group')
         if not isinstance(group, string_types) or not group:
             raise AnsibleActionFail('web_config: group (the group the service reads its key as) is required')
-        username, password = args.get('username', ''), args.get('password', '')
+        username, password = args.get('username', 'prometheus'), args.get('password', '')
         problems = web_pki.check_user(username, password)
         if problems:
             raise AnsibleActionFail('; '.join(problems))

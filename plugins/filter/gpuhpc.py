@@ -142,12 +142,39 @@ def failure_messages(result, label):
     return ['%s: %s' % (label, m if isinstance(m, str) else '; '.join(str(x) for x in m)) for m in messages]
 
 
+def gpg_fingerprints(lines):
+    """The primary keys' fingerprints (upper case) in ``gpg --with-colons --show-keys`` output: the first
+    ``fpr`` record after each ``pub`` record (the others are subkeys')."""
+    found, primary = [], False
+    for line in lines or []:
+        if line.startswith('pub:'):
+            primary = True
+        elif line.startswith('fpr:') and primary:
+            fields = line.split(':')
+            if len(fields) > 9:
+                found.append(fields[9].upper())
+            primary = False
+    return found
+
+
+def key_sha256(content_b64):
+    """SHA-256 of an ASCII-armoured key (base64, as slurp gives it) without its ``Version:`` lines, which
+    mirrors may rewrite."""
+    import base64
+    import hashlib
+    import re
+    text = base64.b64decode(content_b64 or '').decode('utf-8', 'replace')
+    return hashlib.sha256(re.sub(r'(?m)^Version[^\n]*\n', '', text).encode('utf-8')).hexdigest()
+
+
 class FilterModule(object):
     def filters(self):
         return {
             'config_entries': config_entries,
             'failure_messages': failure_messages,
+            'gpg_fingerprints': gpg_fingerprints,
             'inventory_problems': inventory_problems,
+            'key_sha256': key_sha256,
             'munge_key_error': munge_key_error,
             'packages_missing': packages_missing,
             'probe_address': probe_address,

@@ -10,7 +10,8 @@ __metaclass__ = type
 
 import os
 
-from ansible_collections.gpuhpc.slurm.plugins.plugin_utils.web_pki import NO_BCRYPT, RENEW_BEFORE, check_user, have_bcrypt
+from ansible_collections.gpuhpc.slurm.plugins.plugin_utils.web_pki import (
+    NO_BCRYPT, NO_CRYPTOGRAPHY, RENEW_BEFORE, check_user, have_bcrypt, have_cryptography)
 
 
 def web_config_problems(settings):
@@ -42,6 +43,8 @@ def web_config_problems(settings):
                         % (s.get('cert_days'), RENEW_BEFORE.days, RENEW_BEFORE.days))
     if not have_bcrypt():
         problems.append(NO_BCRYPT)
+    if not have_cryptography():
+        problems.append(NO_CRYPTOGRAPHY)
     return problems
 
 

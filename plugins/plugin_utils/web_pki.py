@@ -21,10 +21,13 @@ import ipaddress
 import json
 import os
 
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+try:
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+except ImportError:
+    x509 = None
 
 # A certificate is made again when it has less than this left.
 RENEW_BEFORE = datetime.timedelta(days=30)
@@ -189,11 +192,22 @@ def _checked(pki_dir, ca_cert_path, ca_key_path):
 
 def ca_only(pki_dir, ca_cert_path='', ca_key_path='', ca_name='gpuhpc.slurm cluster CA', dry_run=False):
     """The CA's certificate (PEM), for a client that only checks the others: {'ca': PEM, 'made': [...]}."""
+    if not have_cryptography():
+        raise PkiError(NO_CRYPTOGRAPHY)
     lock_path, made = _checked(pki_dir, ca_cert_path, ca_key_path), []
     with open(lock_path, 'w') as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         ca_cert = _ca(pki_dir, ca_cert_path, ca_key_path, ca_name, dry_run, made)[0]
     return {'ca': _cert_pem(ca_cert), 'made': made}
+
+
+NO_CRYPTOGRAPHY = ('web_config_enabled makes certificates on the Ansible controller with the Python module '
+                   'cryptography, which the Python that runs ansible-playbook lacks: pip install cryptography there')
+
+
+def have_cryptography():
+    """Whether the controller's Python can make certificates."""
+    return x509 is not None
 
 
 def ensure(pki_dir, host, names, days=825, ca_cert_path='', ca_key_path='', ca_name='gpuhpc.slurm cluster CA',
@@ -205,6 +219,8 @@ def ensure(pki_dir, host, names, days=825, ca_cert_path='', ca_key_path='', ca_n
     Returns {'ca': PEM, 'cert': PEM, 'key': PEM, 'made': [what was made]}. Safe
     to run for many hosts at once (one lock on the folder).
     """
+    if not have_cryptography():
+        raise PkiError(NO_CRYPTOGRAPHY)
     if not san_names(names):
         raise PkiError('no name to put in the certificate of %s' % host)
     lock_path, made = _checked(pki_dir, ca_cert_path, ca_key_path), []

@@ -349,8 +349,8 @@ def test_with_a_web_config_only_tls_and_the_right_password_get_metrics(served, t
     assert _get(url, cafile=ca)[0] == 401
     assert _get(url, auth=('prometheus', 'wrong'), cafile=ca)[0] == 401
     assert _get(url, auth=('other', password), cafile=ca)[0] == 401
-    for _ in range(2):  # the second time from what passed before
+    for attempt in range(2):  # the second time from what passed before
         status, body = _get(url, auth=('prometheus', password), cafile=ca)
-        assert status == 200 and 'gpuhpc_probe 1.0' in body
+        assert status == 200 and 'gpuhpc_probe 1.0' in body, attempt
     with pytest.raises(Exception):
         _get('http://127.0.0.1:%d/metrics' % port, auth=('prometheus', password))

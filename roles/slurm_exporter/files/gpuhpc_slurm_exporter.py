@@ -526,11 +526,11 @@ class BasicAuth(object):
         if seen in self.passed:
             return True
         try:
-            user, _, password = base64.b64decode(header[6:].strip()).decode('utf-8').partition(':')
+            user, colon, password = base64.b64decode(header[6:].strip()).decode('utf-8').partition(':')
         except (ValueError, UnicodeDecodeError):
             return False
         digest = self.users.get(user)
-        if digest is None or not self.checkpw(password.encode('utf-8'), digest.encode('utf-8')):
+        if not colon or digest is None or not self.checkpw(password.encode('utf-8'), digest.encode('utf-8')):
             return False
         self.passed.add(seen)
         return True

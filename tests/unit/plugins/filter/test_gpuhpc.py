@@ -5,7 +5,9 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.gpuhpc.slurm.plugins.filter.gpuhpc import (
     FilterModule,
     config_entries,
+    gpg_fingerprints,
     inventory_problems,
+    key_sha256,
     munge_key_error,
     packages_missing,
     probe_address,
@@ -71,9 +73,10 @@ def test_munge_key_error():
 
 
 def test_filters_are_registered():
-    assert set(FilterModule().filters()) == {'config_entries', 'failure_messages', 'inventory_problems',
-                                             'munge_key_error', 'packages_missing', 'probe_address',
-                                             'prometheus_samples', 'scrape_targets'}
+    assert set(FilterModule().filters()) == {'config_entries', 'failure_messages', 'gpg_fingerprints',
+                                             'inventory_problems', 'key_sha256', 'munge_key_error',
+                                             'packages_missing', 'probe_address', 'prometheus_samples',
+                                             'scrape_targets'}
 
 
 def test_prometheus_samples():
@@ -167,3 +170,29 @@ def test_failure_messages():
                 results=[dict(failed=False, msg='ok'), dict(failed=True, msg='bad interval'),
                          dict(failed=True, msg=['a', 'b'])])
     assert failure_messages(loop, 'grafana') == ['grafana: bad interval', 'grafana: a; b']
+
+
+# gpg --batch --with-colons --show-keys of a key with a signing subkey (gpg 2.2 layout)
+GPG_COLONS = '''pub:-:4096:1:A3C4F0F979CAA22CDBA8F512EE8CBC9E886DDD89:1578675600:::-:::scESC::::::23::0:
+fpr:::::::::A3C4F0F979CAA22CDBA8F512EE8CBC9E886DDD89:
+uid:-::::1578675600::E0A1A4B0C8F1A1E1B2C3D4E5F6A7B8C9D0E1F2A3::Example Repo <repo@example.org>::::::::::0:
+sub:-:4096:1:1234567890ABCDEF:1578675600::::::s::::::23:
+fpr:::::::::0123456789abcdef0123456789abcdef12345678:
+pub:-:255:22:BBBB:1700000000:::-:::scESC::::::ed25519:::0:
+fpr:::::::::bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb:
+'''.splitlines()
+
+
+def test_gpg_fingerprints_are_the_primary_keys_only():
+    assert gpg_fingerprints(GPG_COLONS) == ['A3C4F0F979CAA22CDBA8F512EE8CBC9E886DDD89',
+                                            'BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB']
+    assert gpg_fingerprints([]) == [] and gpg_fingerprints(None) == []
+
+
+def test_key_sha256_ignores_version_lines():
+    import hashlib
+    key = '-----BEGIN PGP PUBLIC KEY BLOCK-----\nVersion: GnuPG v2\n\nmQINBF...\n-----END PGP PUBLIC KEY BLOCK-----\n'
+    bare = key.replace('Version: GnuPG v2\n', '')
+    want = hashlib.sha256(bare.encode()).hexdigest()
+    assert key_sha256(base64.b64encode(key.encode()).decode()) == want
+    assert key_sha256(base64.b64encode(bare.encode()).decode()) == want
