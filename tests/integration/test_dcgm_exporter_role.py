@@ -257,6 +257,17 @@ def test_the_rendered_counters_file_and_unit(tmp_path):
     assert not re.search('^PrivateDevices=', unit, re.M)
 
 
+def test_the_switch_gives_the_exporter_its_web_config(tmp_path):
+    rc, out, raw = run(tmp_path, RENDER_PLAY, {'dcgm_exporter_render_dir': str(tmp_path), 'web_config_enabled': True,
+                                               'web_config_password': 'Scr@pe: "x"',
+                                               'web_config_pki_dir': str(tmp_path / 'pki')})
+    assert rc == 0, raw
+    assert 'Scr@pe' not in raw
+    unit = (tmp_path / 'nvidia-dcgm-exporter.service').read_text()
+    argv = re.search(r'^ExecStart=((?:.*\\\n)*.*)$', unit, re.M).group(1).replace('\\\n', ' ').split()
+    assert argv[-2:] == ['--web-config-file', '/etc/gpuhpc/web/dcgm_exporter/web-config.yml'], argv
+
+
 def test_the_rendered_unit_passes_systemd_analyze_verify(tmp_path):
     verify = shutil.which('systemd-analyze')
     if not verify:
