@@ -18,6 +18,7 @@ import pytest
 import yaml
 
 from local_play import ROOT, inventory, play, snapshot
+from ansible_collections.gpuhpc.slurm.plugins.module_utils import dcgm
 
 ROLE = os.path.join(ROOT, 'roles', 'dcgm_exporter')
 DRIVER_FILE = '/proc/driver/nvidia/version'
@@ -155,14 +156,14 @@ def test_an_unknown_counter_field_fails_naming_the_variable_and_the_field(tmp_pa
 
 @pytest.mark.parametrize('extra, message', [
     ({'dcgm_exporter_counters_extra': [{'field': 'DCGM_FI_DEV_PSTATE', 'type': 'histo', 'help': 'x'}]},
-     "dcgm_exporter_counters_extra[0] (DCGM_FI_DEV_PSTATE): type 'histo' is not one of gauge, counter, label"),
+     'value of type must be one of: gauge, counter, label, got: histo found in dcgm_exporter_counters_extra'),
     ({'dcgm_exporter_counters_extra': [{'field': 'DCGM_FI_DEV_GPU_TEMP', 'type': 'gauge', 'help': 'again'}]},
      'dcgm_exporter_counters_extra[0] (DCGM_FI_DEV_GPU_TEMP): DCGM_FI_DEV_GPU_TEMP is already listed in '
      'dcgm_exporter_counters[3]; list each field once'),
     ({'dcgm_exporter_counters_extra': [{'field': 'DCGM_FI_DEV_PSTATE', 'type': 'gauge', 'help': 'two\nlines'}]},
      'dcgm_exporter_counters_extra[0] (DCGM_FI_DEV_PSTATE): help must be one non-empty line of text'),
     ({'dcgm_exporter_counters': [{'field': 'DCGM_FI_DEV_GPU_TEMP', 'type': 'gauge'}]},
-     'dcgm_exporter_counters[0] must be a mapping with field, type and help'),
+     'missing required arguments: help found in dcgm_exporter_counters'),
     ({'dcgm_exporter_collect_interval_ms': 50},
      'dcgm_exporter_collect_interval_ms is 50: give a whole number of milliseconds, at least 100'),
     ({'dcgm_exporter_job_map_dir': 'run/gpu-jobs'},
@@ -378,8 +379,8 @@ def test_the_install_path_runs_in_check_mode_and_writes_nothing(tmp_path):
 # --- the field list -------------------------------------------------------------
 
 def test_the_field_list_knows_every_field_nvidia_ships_and_every_default():
-    known = set(load('vars', 'main.yml')['__dcgm_exporter_dcgm_fields'])
-    exporter = set(load('vars', 'main.yml')['__dcgm_exporter_exporter_fields'])
+    known = set(dcgm.DCGM_FIELDS)
+    exporter = set(dcgm.EXPORTER_FIELDS)
     assert len(known) > 600
     assert all(re.fullmatch('DCGM_FI_[A-Z0-9_]+', name) for name in known)
     assert not set(NVIDIA_CSV_FIELDS) - known
