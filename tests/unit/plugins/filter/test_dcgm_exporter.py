@@ -11,7 +11,8 @@ from tests.conftest import ROOT
 DEFAULTS = yaml.safe_load(open(os.path.join(ROOT, "roles", "dcgm_exporter", "defaults", "main.yml")))
 GOOD = {k[len('dcgm_exporter_'):]: v for k, v in DEFAULTS.items()}
 GOOD['job_map_dir'] = '/run/gpuhpc/gpu-jobs'
-CORE, EXPORTER = 'datacenter-gpu-manager-4-core', 'datacenter-gpu-manager-exporter'
+CORE = 'datacenter-gpu-manager-4-core'
+EXPORTER = 'datacenter-gpu-manager-exporter'
 SHA = 'a' * 64
 
 
