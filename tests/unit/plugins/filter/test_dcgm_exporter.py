@@ -6,7 +6,7 @@ import yaml
 from ansible_collections.gpuhpc.slurm.plugins.filter.dcgm_exporter import FilterModule, dcgm_exporter_problems
 from ansible_collections.gpuhpc.slurm.plugins.module_utils import dcgm
 
-from tests.conftest import ROOT
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..', '..'))
 
 DEFAULTS = yaml.safe_load(open(os.path.join(ROOT, "roles", "dcgm_exporter", "defaults", "main.yml")))
 GOOD = {k[len('dcgm_exporter_'):]: v for k, v in DEFAULTS.items()}

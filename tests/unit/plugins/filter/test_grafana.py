@@ -6,7 +6,7 @@ import yaml
 from ansible_collections.gpuhpc.slurm.plugins.filter.grafana import (FilterModule, grafana_dashboard_problems,
                                                                      grafana_ini_problems, grafana_problems)
 
-from tests.conftest import ROOT
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..', '..'))
 
 DEFAULTS = yaml.safe_load(open(os.path.join(ROOT, 'roles', 'grafana', 'defaults', 'main.yml')))
 GOOD = {k[len('grafana_'):]: v for k, v in DEFAULTS.items()}
