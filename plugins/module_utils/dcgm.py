@@ -220,21 +220,17 @@ DCGM_FIELDS = tuple('DCGM_FI_' + name for name in _DCGM_FIELDS.split())
 # internal/pkg/counters/const.go and exporter_counters.go, 4.x).
 EXPORTER_FIELDS = ('DCGM_EXP_XID_ERRORS_COUNT', 'DCGM_EXP_CLOCK_EVENTS_COUNT', 'DCGM_EXP_GPU_HEALTH_STATUS', 'DCGM_EXP_P2P_STATUS')
 
-# Prometheus types dcgm-exporter accepts for a counter line that the role
-# allows ("label" adds the value as a label on every metric instead).
-COUNTER_TYPES = ('gauge', 'counter', 'label')
-
 _URL = re.compile(r'^(https?|file)://\S+$')
 _PACKAGE_SRC = re.compile(r'^(/|https?://).+[.](deb|rpm)$')
 _SHA256 = re.compile(r'^[0-9A-Fa-f]{64}$')
 _ONE_ARG = re.compile(r'^[^\s"\'\\]+$')
 
 
-def counter_problems(lists, known=None):
-    """Problems of the counters lists, ``{variable name: list}`` in order: a field that neither DCGM 4 nor
-    dcgm-exporter knows, a help text that is not one line, a field listed twice (in either list). The shape
-    (mappings with field, type and help; the type's choices) is the argument spec's to check."""
-    known = set(DCGM_FIELDS + EXPORTER_FIELDS) if known is None else known
+def counter_problems(lists):
+    """Problems of the counters lists, ``(variable name, list)`` pairs in order: a field that neither DCGM 4
+    nor dcgm-exporter knows, a help text that is not one line, a field listed twice (in either list). The
+    shape (mappings with field, type and help; the type's choices) is the argument spec's to check."""
+    known = set(DCGM_FIELDS + EXPORTER_FIELDS)
     problems, seen = [], {}
     for var, counters in lists:
         for index, counter in enumerate(counters or []):
