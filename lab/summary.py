@@ -24,6 +24,19 @@ def answers(url):
     return True
 
 
+def published_lines(ports, answering):
+    """The summary's lines for the published ports: the URLs that answer, and
+    one line naming the services that do not (Grafana is not installed where
+    its repository cannot be reached), without a URL that leads nowhere."""
+    up = [p for p in ports if answering(p['url'])]
+    down = [p['service'] for p in ports if p not in up]
+    lines = ['published on 127.0.0.1:'] if up else []
+    lines += ['  %-10s %s' % (p['service'], p['url']) for p in up]
+    if down:
+        lines.append('not answering, so not listed: %s (not installed, or not up)' % ', '.join(down))
+    return lines
+
+
 def main():
     run_json, seconds = sys.argv[1], time.time() - float(sys.argv[2])
     with open(run_json) as f:
@@ -49,12 +62,7 @@ def main():
     print('site.yml changed: %d task(s) over %d host(s)' % (changed, len(run['hosts'])))
     urls = [p for h in sorted(hostvars) for p in hostvars[h].get('lab_published_ports', [])]
     if urls and os.environ.get('GPUHPC_LAB_PUBLISH', 'true').lower() in ('true', '1', 'yes'):
-        print('published on 127.0.0.1:')
-        for port in urls:
-            # Only what answers (Grafana is not installed where its repository
-            # cannot be reached).
-            print('  %-10s %s' % (port['service'], port['url'] if answers(port['url']) else
-                                  'not answering (not installed, or not up)'))
+        print('\n'.join(published_lines(urls, answers)))
     print('shell into a host: docker exec -it %s-ctl bash' % lab_name)
     print('remove the lab:    make lab-down')
     return 1 if failed else 0

@@ -1,4 +1,4 @@
-"""lab/summary.py lists a published URL as answering only when something
+"""lab/summary.py lists a published URL only when something
 answers there (Grafana is not installed where its repository is out of
 reach)."""
 import http.server
@@ -37,3 +37,15 @@ def test_a_closed_port_does_not_answer():
     port = s.getsockname()[1]
     s.close()
     assert not summary.answers('http://127.0.0.1:%d' % port)
+
+
+def test_only_what_answers_is_listed_with_its_url():
+    ports = [{'service': 'prometheus', 'url': 'http://127.0.0.1:9090'},
+             {'service': 'grafana', 'url': 'http://127.0.0.1:3000'}]
+    lines = summary.published_lines(ports, lambda url: url.endswith(':9090'))
+    assert lines == ['published on 127.0.0.1:',
+                     '  prometheus http://127.0.0.1:9090',
+                     'not answering, so not listed: grafana (not installed, or not up)']
+    assert not any('3000' in line for line in lines)
+    assert summary.published_lines(ports, lambda url: False) == [
+        'not answering, so not listed: prometheus, grafana (not installed, or not up)']
