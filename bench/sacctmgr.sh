@@ -12,12 +12,16 @@ cd "$(dirname "$0")/.."
 lab=${GPUHPC_LAB_NAME:-gpuhpc-lab}
 ctl=$lab-ctl
 docker inspect "$ctl" >/dev/null 2>&1 || { echo "bench/sacctmgr.sh: no lab '$lab' runs here; run make lab first" >&2; exit 1; }
-docker exec "$ctl" mkdir -p /var/tmp/gpuhpc-bench
-docker cp -q plugins/module_utils/sacctmgr.py "$ctl:/var/tmp/gpuhpc-bench/sacctmgr.py"
+# the collection's sacctmgr code, importable as the modules import it
+utils=/var/tmp/gpuhpc-bench/ansible_collections/gpuhpc/slurm/plugins/module_utils
+docker exec "$ctl" mkdir -p "$utils"
+for f in command sacctmgr_run sacctmgr_values sacctmgr_read sacctmgr_plan; do
+  docker cp -q "plugins/module_utils/$f.py" "$ctl:$utils/$f.py"
+done
 docker exec -i "$ctl" python3 - <<'PY'
 import subprocess, sys, time
 sys.path.insert(0, '/var/tmp/gpuhpc-bench')
-import sacctmgr
+from ansible_collections.gpuhpc.slurm.plugins.module_utils import sacctmgr_plan, sacctmgr_read, sacctmgr_run
 
 qos = [dict(name='bench-q%d' % i, priority=i, max_tres_per_user={'gres/gpu': 1 + i % 4}, max_wall='2-00:00:00')
        for i in range(10)]
@@ -28,11 +32,11 @@ users = [dict(name='bu%04d' % u, default_account='bench-t%02d' % (u % 45)) for u
 
 
 def engine():
-    runner = sacctmgr.Runner()
+    runner = sacctmgr_run.Runner()
     t0 = time.time()
-    state = sacctmgr.read_state(runner, 'gpulab', need_tres=True)
-    plan = sacctmgr.plan_all(state, qos, accounts, users)
-    sacctmgr.apply(runner, plan)
+    state = sacctmgr_read.read_state(runner, 'gpulab', need_tres=True)
+    plan = sacctmgr_plan.plan_all(state, qos, accounts, users)
+    sacctmgr_run.apply(runner, plan)
     return time.time() - t0, runner.calls, len(plan.changes)
 
 

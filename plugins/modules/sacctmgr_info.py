@@ -74,16 +74,8 @@ from ansible_collections.gpuhpc.slurm.plugins.module_utils import sacctmgr
 
 
 def main():
-    module = AnsibleModule(
-        argument_spec=dict(cluster=dict(type='str'), timeout=dict(type='int', default=60)),
-        supports_check_mode=True,
-    )
-    runner = sacctmgr.Runner(module.get_bin_path('sacctmgr', required=True), module.params['timeout'])
-    try:
-        state = sacctmgr.read_state(runner, module.params['cluster'])
-    except sacctmgr.SacctmgrError as e:
-        module.fail_json(msg='%s (fix: %s)' % (e.message, e.fix), code=e.code, sacctmgr_calls=runner.calls)
-    module.exit_json(changed=False, sacctmgr_calls=runner.calls, **sacctmgr.facts(state))
+    module = AnsibleModule(argument_spec=sacctmgr.INFO_OPTIONS, supports_check_mode=True)
+    sacctmgr.info(module)
 
 
 if __name__ == '__main__':

@@ -1,8 +1,8 @@
-"""sacctmgr parsing on output captured from the lab's real Slurm (see
-tests/unit/fixtures/sacctmgr/capture.sh): one file per Slurm version, each
-holding the commands, exit statuses and outputs of the lab's org chart
+"""sacctmgr running and reading, on output captured from the lab's real Slurm
+(see tests/unit/fixtures/sacctmgr/capture.sh): one file per Slurm version,
+each holding the commands, exit statuses and outputs of the lab's org chart
 (inventory/lab/group_vars/slurm_controller/accounting.yml) and of writes
-that fail."""
+that fail. And slurmdbd.conf read as slurmdbd reads it."""
 import glob
 import json
 import os
@@ -10,7 +10,10 @@ import os
 import pytest
 import yaml
 from ansible_collections.gpuhpc.slurm.plugins.filter.slurm import account_tree
-from ansible_collections.gpuhpc.slurm.plugins.module_utils import sacctmgr as sm
+from ansible_collections.gpuhpc.slurm.plugins.module_utils import sacctmgr_plan as sp
+from ansible_collections.gpuhpc.slurm.plugins.module_utils import sacctmgr_read as st
+from ansible_collections.gpuhpc.slurm.plugins.module_utils import sacctmgr_run as sr
+from ansible_collections.gpuhpc.slurm.plugins.module_utils import sacctmgr_values as sv
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(HERE))))
@@ -18,7 +21,7 @@ FIXTURES = sorted(glob.glob(os.path.join(ROOT, 'tests', 'unit', 'fixtures', 'sac
 LAB_CHART = os.path.join(ROOT, 'inventory', 'lab', 'group_vars', 'slurm_controller', 'accounting.yml')
 
 
-class Replay(sm.Runner):
+class Replay(sr.Runner):
     """A Runner that answers from a capture instead of running sacctmgr."""
 
     def __init__(self, capture):
@@ -47,7 +50,7 @@ def capture(request):
 
 def test_read_state(capture):
     runner = Replay(capture)
-    state = sm.read_state(runner, 'gpulab', need_tres=True)
+    state = st.read_state(runner, 'gpulab', need_tres=True)
     assert runner.calls == 6
     assert state['cluster'] == 'gpulab'
     assert 'gres/gpu' in state['tres']
@@ -68,8 +71,8 @@ def test_read_state(capture):
 def test_the_lab_chart_is_already_applied(capture):
     with open(LAB_CHART) as f:
         chart = yaml.safe_load(f)
-    state = sm.read_state(Replay(capture), 'gpulab', need_tres=True)
-    plan = sm.plan_all(state, chart['slurm_accounting_qos'], account_tree(chart['slurm_accounting_accounts']),
+    state = st.read_state(Replay(capture), 'gpulab', need_tres=True)
+    plan = sp.plan_all(state, chart['slurm_accounting_qos'], account_tree(chart['slurm_accounting_accounts']),
                        chart['slurm_accounting_users'])
     assert plan.steps == [], plan.changes
 
@@ -84,7 +87,7 @@ def test_the_lab_chart_is_already_applied(capture):
 def test_failed_writes_are_named(capture, words, code):
     args = next(c['args'] for c in capture['commands'] if words in c['args'])
     runner = Replay(capture)
-    with pytest.raises(sm.SacctmgrError) as err:
+    with pytest.raises(sr.SacctmgrError) as err:
         runner.write(args[1:])
     assert err.value.code == code
 
@@ -97,7 +100,7 @@ def test_nothing_to_do_is_not_an_error(capture, words):
 
 def test_slurmdbd_down(capture):
     runner = Replay(capture)
-    with pytest.raises(sm.SacctmgrError) as err:
+    with pytest.raises(sr.SacctmgrError) as err:
         runner.read('qos', ['Name'])
     assert err.value.code == 'slurmdbd_unreachable'
     assert 'slurmdbd' in err.value.fix
@@ -112,12 +115,12 @@ def test_a_failure_half_way_says_what_was_applied(capture):
             self.calls += 1
             return (refused['rc'], refused['stdout'], refused['stderr']) if self.calls == 2 else (0, '', '')
 
-    plan = sm.Plan()
+    plan = sp.Plan()
     plan.add(['add', 'qos', 'name=a'], ['a'])
     plan.add(['add', 'account', 'name=orphan', 'cluster=gpulab', 'parent=no-such-parent'], ['orphan'])
     plan.add(['add', 'user', 'name=u', 'cluster=gpulab', 'account=orphan'], ['u'])
-    with pytest.raises(sm.SacctmgrError) as err:
-        sm.apply(HalfWay(capture), plan)
+    with pytest.raises(sr.SacctmgrError) as err:
+        sr.apply(HalfWay(capture), plan)
     assert err.value.code == 'parent_missing'
     assert err.value.applied == ['add qos name=a']
     assert err.value.not_applied == ['add account name=orphan cluster=gpulab parent=no-such-parent',
@@ -133,23 +136,23 @@ def test_slurm_lower_cases_user_names(capture):
     added = answer(capture, 'name=Kenji.Sato', 'add')
     assert added['rc'] == 0 and 'kenji.sato' in added['stdout']
     assert answer(capture, 'name=kenji.sato', 'show')['stdout'].split('|')[0] == 'kenji.sato'
-    assert sm.entity_name('user', 'Kenji.Sato') == 'kenji.sato'
+    assert sv.entity_name('user', 'Kenji.Sato') == 'kenji.sato'
 
 
 def test_empty_lists(capture):
     """'' (two characters) is a flag or QoS name; -1 and an empty value clear."""
     runner = Replay(capture)
-    with pytest.raises(sm.SacctmgrError) as err:
+    with pytest.raises(sr.SacctmgrError) as err:
         runner.write(answer(capture, "flags=''")['args'][1:])
     assert err.value.code == 'bad_qos_flag'
     cleared = answer(capture, 'flags=-1', 'preempt=')
     runner.write(cleared['args'][1:])
-    assert sm.set_clause(sm.QOS_FIELDS, dict(flags=frozenset(), preempt=frozenset())) == ['flags=-1', 'preempt=']
+    assert sv.set_clause(sv.QOS_FIELDS, dict(flags=frozenset(), preempt=frozenset())) == ['flags=-1', 'preempt=']
     name, flags, preempt = answer(capture, 'format=Name,Flags,Preempt')['stdout'].strip().split('|')[:3]
-    assert (sm.normalise('set', flags, 'f'), sm.normalise('set', preempt, 'p')) == (frozenset(), frozenset())
+    assert (sv.normalise('set', flags, 'f'), sv.normalise('set', preempt, 'p')) == (frozenset(), frozenset())
     rows = [line.split('|') for line in answer(capture, 'format=Account,User,QOS')['stdout'].splitlines()]
     # cleared (capqos) and never given (capnoqos) read the same: empty
-    assert sorted((r[0], sm.normalise('set', r[2], 'q')) for r in rows) == [('capnoqos', frozenset()),
+    assert sorted((r[0], sv.normalise('set', r[2], 'q')) for r in rows) == [('capnoqos', frozenset()),
                                                                             ('capqos', frozenset())]
 
 
@@ -159,8 +162,8 @@ def test_descriptions_read_back_as_sacctmgr_stores_them(capture):
     assert 'permission denied' in added['stdout']
     Replay(capture).write(added['args'][1:])
     name, description, organization = answer(capture, 'name=capdesc', 'show')['stdout'].strip().split('|')
-    assert sm.normalise('text', 'say "hi" Permission denied', 'd') == description
-    assert sm.normalise('text', "'quoted' org", 'o') == organization
+    assert sv.normalise('text', 'say "hi" Permission denied', 'd') == description
+    assert sv.normalise('text', "'quoted' org", 'o') == organization
 
 
 @pytest.mark.parametrize('words, code, named', [
@@ -174,7 +177,20 @@ def test_refused_deletions_name_the_association(capture, words, code, named):
         # 22.05 deletes a user's default account association (24.11 refuses)
         assert 'Deleting' in runner.write(answer(capture, *words)['args'][1:])
         return
-    with pytest.raises(sm.SacctmgrError) as err:
+    with pytest.raises(sr.SacctmgrError) as err:
         runner.write(answer(capture, *words)['args'][1:])
     assert err.value.code == code
     assert named in err.value.message
+
+
+@pytest.mark.parametrize('text, keep', [
+    ('StoragePass=x\nParameters=PreserveCaseUser\n', True),
+    ('parameters=preservecaseuser,other\n', True),
+    ('#Parameters=PreserveCaseUser\n', False),
+    ('StorageLoc=slurm_acct_db\n', False),
+])
+def test_preserve_case_user_is_read_as_slurmdbd_reads_it(tmp_path, text, keep):
+    conf = tmp_path / 'slurmdbd.conf'
+    conf.write_text(text)
+    assert st.preserve_case_user(str(conf)) is keep
+    assert st.preserve_case_user(str(tmp_path / 'missing')) is False
