@@ -132,6 +132,7 @@ import datetime
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.gpuhpc.slurm.plugins.module_utils import gpu_usage
+from ansible_collections.gpuhpc.slurm.plugins.module_utils.command import CommandError, check
 
 
 def main():
@@ -153,10 +154,11 @@ def main():
     sacct = module.get_bin_path('sacct', required=True)
     args = gpu_usage.sacct_args(p['start'], p['end'], p['cluster'], p['accounts'], p['users'])
     now = datetime.datetime.now()
-    rc, out, err = module.run_command(['timeout', str(p['timeout']), sacct] + args)
-    if rc != 0:
-        module.fail_json(msg='sacct %s failed (rc %s): %s' % (' '.join(args), rc, (err or out).strip()),
-                         fix='check start/end (sacct time format) and that slurmdbd answers')
+    try:
+        out = check([sacct] + args, p['timeout'], 'sacct ' + ' '.join(args))
+    except CommandError as e:
+        module.fail_json(msg=e.message, fix='check start/end (sacct time format) and that slurmdbd answers'
+                         if e.code == 'failed' else 'check that slurmdbd answers, or raise timeout')
     accounts, users = gpu_usage.aggregate(out, now)
     by_account, by_user, total = gpu_usage.rows(accounts, users, p['price_per_gpu_hour'])
     window = dict(start=p['start'], end=p['end'], source='sacct ' + ' '.join(args))
