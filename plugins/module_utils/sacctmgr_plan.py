@@ -31,8 +31,9 @@ class Plan:
 
     steps: (args, [entity names]) in order; changes: {kind, name, action,
     fields} per entity; before and after: the diff, per section and entity.
-    The planners record each entity through added(), modified(), removed()
-    or removing(), and the commands through add() and batch().
+    The planners record each entity through added(), modified(), removed(),
+    removing() or purge(), and the commands through add(), batch() and
+    deletions().
     """
 
     def __init__(self):
@@ -44,6 +45,7 @@ class Plan:
         self._later = dict((kind, []) for kind in SECTIONS)  # their changes, for removals()
 
     def add(self, args, labels):
+        """One command (sacctmgr's arguments after -i) and the entities it changes."""
         self.steps.append((args, labels))
 
     def batch(self, groups, make_args):
