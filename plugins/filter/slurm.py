@@ -397,13 +397,13 @@ def slurm_packages_behind(packages, version):
 
 
 def slurm_installed_versions(hosts, hostvars):
-    """host -> the installed Slurm version (of its __slurm_version_package; '' where none),
+    """host -> the installed Slurm version (of its slurm_facts_version_package; '' where none),
     from each host's package facts."""
     found = {}
     for host in hosts:
         hv = hostvars[host]
         packages = (hv.get('ansible_facts') or {}).get('packages') or {}
-        name = hv.get('__slurm_version_package') or 'slurm-client'
+        name = hv.get('slurm_facts_version_package') or 'slurm-client'
         found[host] = str(packages[name][0].get('version', '')) if packages.get(name) else ''
     return found
 

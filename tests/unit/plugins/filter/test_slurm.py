@@ -126,9 +126,9 @@ def test_the_upgrade_filters_read_each_hosts_package_facts():
     f = FilterModule().filters()
     hostvars = {
         'ctl': {'ansible_facts': {'packages': {'slurm-client': [{'version': '24.11.5-4+deb13u1'}]}},
-                '__slurm_version_package': 'slurm-client'},
+                'slurm_facts_version_package': 'slurm-client'},
         'el9': {'ansible_facts': {'packages': {'slurm': [{'version': '24.11.5-1.el9'}]}},
-                '__slurm_version_package': 'slurm'},
+                'slurm_facts_version_package': 'slurm'},
         'new': {'ansible_facts': {'packages': {}}},
     }
     installed = f['slurm_installed_versions'](['ctl', 'el9', 'new'], hostvars)
