@@ -26,6 +26,11 @@ description:
     SlurmUser, e.g. the first controller.
   - In check mode, tells which nodes would change, and changes and waits for
     nothing.
+  - Each C(scontrol) and C(squeue) call is given 60 seconds. One that does not
+    finish in that time (slurmctld does not answer) is killed and the module
+    fails with a message that names the command and a C(fix) to check
+    slurmctld; what earlier calls did stays done (nodes already drained stay
+    drained, and a rerun leaves them out of RV(changed_nodes)).
 author:
   - gpuhpc.slurm maintainers (@gpuhpc)
 requirements:
@@ -109,8 +114,11 @@ import time
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.gpuhpc.slurm.plugins.module_utils import hostlist, nodestate
+from ansible_collections.gpuhpc.slurm.plugins.module_utils.command import CommandError, check
 
 POLL_SECONDS = 2
+# Seconds each scontrol/squeue call may take before it is killed (slurmctld not answering).
+COMMAND_TIMEOUT = 60
 
 
 class Slurm(object):
@@ -120,9 +128,14 @@ class Slurm(object):
         self.squeue = module.get_bin_path('squeue', required=True)
 
     def run(self, argv, what):
-        rc, out, err = self.module.run_command(argv)
-        if rc != 0:
-            self.module.fail_json(msg='%s failed (rc %s): %s' % (what, rc, (err or out).strip()), argv=argv)
+        try:
+            out = check(argv, COMMAND_TIMEOUT, what)
+        except CommandError as e:
+            if e.code == 'timeout':
+                self.module.fail_json(msg=e.message, argv=argv,
+                                      fix='check that slurmctld runs and answers (scontrol ping, systemctl status '
+                                          'slurmctld), then run again')
+            self.module.fail_json(msg=e.message, argv=argv)
         return out
 
     def show(self, names):

@@ -1,8 +1,11 @@
-"""slurm_node_state against a fake scontrol/squeue (the parsing is tested on real output in test_nodestate)."""
+"""slurm_node_state against a fake scontrol/squeue in place of command.run(), the runner that
+command.check() calls (the parsing is tested on real output in test_nodestate)."""
 import pytest
 from ansible.module_utils import basic
-from ansible_collections.gpuhpc.slurm.plugins.module_utils import hostlist
+from ansible_collections.gpuhpc.slurm.plugins.module_utils import command, hostlist
 from ansible_collections.gpuhpc.slurm.plugins.modules import slurm_node_state
+
+REAL_RUN = command.run
 
 LINE = ('NodeName={name} Arch=x86_64 CoresPerSocket=2  CPUAlloc=0 Gres=gpu:2 NodeAddr={name} '
         'OS=Linux 6.1 #1 SMP  State={state} ThreadsPerCore=1 Partitions=gpu  CfgTRES=cpu=2{reason}')
@@ -15,6 +18,8 @@ class FakeSlurm(object):
         self.nodes = nodes  # name -> [base, flags, jobs]
         self.polls = polls
         self.calls = []
+        self.timeouts = []
+        self.hang = ()  # commands (e.g. 'squeue') that never answer, like a slurmctld that is gone
 
     def line(self, name):
         base, flags, jobs = self.nodes[name]
@@ -23,9 +28,12 @@ class FakeSlurm(object):
         return LINE.format(name=name, state='+'.join([base] + flags),
                            reason=' Reason=x [root@2026-12-02T00:00:00]' if 'DRAIN' in flags else '')
 
-    def __call__(self, module, argv, **kwargs):
+    def __call__(self, argv, timeout=None, what=None):
         cmd = [a.rsplit('/', 1)[-1] for a in argv[:1]] + list(argv[1:])
         self.calls.append(cmd)
+        self.timeouts.append(timeout)
+        if ' '.join(cmd[:3]).startswith(self.hang):
+            return REAL_RUN(['sleep', '30'], timeout, what)
         if cmd[:3] == ['scontrol', 'show', 'node']:
             names = hostlist.expand(cmd[4])
             unknown = [n for n in names if n not in self.nodes]
@@ -61,11 +69,7 @@ class FakeSlurm(object):
 def slurm(monkeypatch):
     def make(nodes, polls=2):
         fake = FakeSlurm(nodes, polls)
-
-        def run_command(module, argv, **kwargs):
-            return fake(module, argv, **kwargs)
-
-        monkeypatch.setattr(basic.AnsibleModule, 'run_command', run_command)
+        monkeypatch.setattr(command, 'run', fake)
         monkeypatch.setattr(basic.AnsibleModule, 'get_bin_path', lambda self, name, **kw: '/usr/bin/' + name)
         monkeypatch.setattr(slurm_node_state, 'POLL_SECONDS', 0)
         return fake
@@ -126,9 +130,45 @@ def test_check_mode_changes_nothing(run_module, slurm):
 
 def test_bad_input(run_module, slurm):
     slurm({'gpu-01': ['IDLE', [], []]})
-    assert run_module(slurm_node_state.main, dict(nodes=['gpu-09'], state='resumed'))['msg'] == (
-        'scontrol show node failed (rc 1): Node gpu-09 not found')
+    failed = run_module(slurm_node_state.main, dict(nodes=['gpu-09'], state='resumed'))
+    assert failed['msg'] == 'scontrol show node failed (rc 1): Node gpu-09 not found'
+    assert failed['argv'] == ['/usr/bin/scontrol', 'show', 'node', '-o', 'gpu-09'] and 'fix' not in failed
     assert 'reason' in run_module(slurm_node_state.main, dict(nodes=['gpu-01'], state='drained'))['msg']
     assert run_module(slurm_node_state.main, dict(nodes=['gpu-01'], state='drained', reason='  '))['msg'] == (
         'reason is empty: say why the nodes are drained (Slurm requires a reason)')
     assert run_module(slurm_node_state.main, dict(nodes=['gpu-[01'], state='resumed'))['msg'].startswith('nodes: ')
+
+
+def test_every_command_has_the_bounded_timeout_the_docs_name(run_module, slurm):
+    fake = slurm({'gpu-01': ['IDLE', [], ['41']]}, polls=100)
+    run_module(slurm_node_state.main, dict(nodes=['gpu-01'], state='drained', reason='r', requeue=True))
+    assert {c[0] for c in fake.calls} == {'scontrol', 'squeue'}
+    assert fake.timeouts == [slurm_node_state.COMMAND_TIMEOUT] * len(fake.calls)
+    assert 'given %s seconds' % slurm_node_state.COMMAND_TIMEOUT in ' '.join(slurm_node_state.DOCUMENTATION.split())
+
+
+@pytest.mark.parametrize('hang, what, updated', [
+    ('scontrol show', 'scontrol show node', []),
+    ('squeue', 'squeue', [['scontrol', 'update', 'NodeName=gpu-01', 'State=DRAIN', 'Reason=r']]),
+])
+def test_a_command_that_does_not_answer_is_killed_and_named(run_module, slurm, monkeypatch, hang, what, updated):
+    """slurmctld gone: the call is killed after COMMAND_TIMEOUT (a real process here) and the module
+    fails naming it; a drain asked for before it stays."""
+    fake = slurm({'gpu-01': ['IDLE', [], ['41']]}, polls=100)
+    fake.hang = (hang,)
+    monkeypatch.setattr(slurm_node_state, 'COMMAND_TIMEOUT', 0.5)
+    result = run_module(slurm_node_state.main, dict(nodes=['gpu-01'], state='drained', reason='r', requeue=True))
+    assert result['failed']
+    assert result['msg'] == '%s did not finish within 0.5 s' % what
+    assert result['fix'].startswith('check that slurmctld runs and answers (scontrol ping')
+    assert result['argv'][0] == '/usr/bin/' + what.split()[0]
+    assert updates(fake) == updated
+
+
+def test_a_command_that_cannot_start_is_named(run_module, slurm, monkeypatch):
+    slurm({'gpu-01': ['IDLE', [], []]})
+    monkeypatch.setattr(command, 'run', REAL_RUN)
+    monkeypatch.setattr(basic.AnsibleModule, 'get_bin_path', lambda self, name, **kw: '/nonexistent/' + name)
+    result = run_module(slurm_node_state.main, dict(nodes=['gpu-01'], state='resumed'))
+    assert result['failed'] and result['msg'].startswith('cannot run /nonexistent/scontrol: ')
+    assert 'fix' not in result
