@@ -83,6 +83,7 @@ options:
     description:
       - The Slurm release of the slurmdbd that will use the database, like C(24.11.5).
       - Read from C(slurmdbd -V) on the target when omitted, else from the installed slurmdbd package.
+        Each of these is given 30 seconds; one that fails or takes longer counts as no answer.
     type: str
   cluster_name:
     description: The cluster (ClusterName); the result says whether the database knows it.
@@ -232,6 +233,10 @@ problems:
 
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 from ansible_collections.gpuhpc.slurm.plugins.module_utils import dbcheck
+from ansible_collections.gpuhpc.slurm.plugins.module_utils.command import CommandError, run
+
+# Seconds each probe of the Slurm release (slurmdbd -V, dpkg-query, rpm) may take.
+PROBE_TIMEOUT = 30
 
 
 def slurm_release(module):
@@ -248,7 +253,10 @@ def slurm_release(module):
                                ('rpm', ['-q', '--qf', '%{VERSION}', 'slurm-slurmdbd'], 'package slurm-slurmdbd')):
         binary = module.get_bin_path(tool)
         if binary:
-            rc, out, dummy = module.run_command([binary] + args)
+            try:
+                rc, out, dummy = run([binary] + args, PROBE_TIMEOUT, source)
+            except CommandError:
+                continue
             release = dbcheck.parse_release(out) if rc == 0 else None
             if release:
                 return release, source
