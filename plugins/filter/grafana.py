@@ -64,7 +64,15 @@ def grafana_problems(settings):
     if s['repo_key_fingerprint'] and not re.match(r'^[0-9A-Fa-f]{40}$', s['repo_key_fingerprint'].replace(' ', '')):
         out.append("grafana_repo_key_fingerprint '%s' is not an OpenPGP fingerprint (40 hex digits, spaces allowed)"
                    % s['repo_key_fingerprint'])
-    package, sha = s['package_file'], s['package_sha256']
+    package, sha, install = s['package_file'], s['package_sha256'], s.get('install', 'package')
+    if install not in ('package', 'files', 'none'):
+        out.append("grafana_install '%s' is not package, files or none" % install)
+    elif install == 'files' and not package:
+        out.append('grafana_install is files but grafana_package_file is empty: give the path of the Grafana package '
+                   'on the Ansible controller (with grafana_package_sha256)')
+    elif install == 'package' and package:
+        out.append("grafana_install is package (from Grafana's repository) but grafana_package_file is set: set "
+                   'grafana_install: files (or leave it out) to install that file, or take grafana_package_file out')
     if package:
         if not package.startswith('/'):
             out.append("grafana_package_file '%s' is not an absolute path on the Ansible controller" % package)

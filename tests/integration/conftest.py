@@ -149,7 +149,7 @@ def pytest_terminal_summary_grafana(terminalreporter):
                                 'machines and from the lab)')
     terminalreporter.write_line('Tested without it: preflight (admin password, dashboards, paths, grafana_ini_extra, '
                                 'the package file checksum), the stop on an unreachable repository, grafana.ini, '
-                                'provisioning and dashboards written with grafana_install false, the repository key '
+                                'provisioning and dashboards written with grafana_install none, the repository key '
                                 'check, the install path in --check, every dashboard query parsed by promtool. '
                                 'Not tested: installing Grafana, grafana-server '
                                 'reading these files, /api/health, the admin password reset, the dashboards drawn.')

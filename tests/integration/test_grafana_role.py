@@ -5,12 +5,13 @@ these machines and from the lab (tests/integration/conftest.py says so in the
 test summary). What runs, with ansible-playbook against local hosts:
 preflight's refusals (admin password, dashboards, paths, grafana_ini_extra,
 the package file's checksum), the stop of an unreachable repository before
-anything changes, grafana_install: false writing grafana.ini, the
+anything changes, grafana_install: none writing grafana.ini, the
 provisioning and the dashboards into a scratch root (read back; idempotent;
---check), the check of the repository key against its pin (real run into a
-scratch folder), the install path in --check against a stand-in
-repository served on loopback (nothing written), and every dashboard query
-parsed by promtool."""
+--check), the old boolean grafana_install, the check of the repository key
+against its pin (roles/pinned_repo; a real run that stops at a wrong key,
+a --check run that accepts the pinned one), the install path in --check
+against a stand-in repository served on loopback (nothing written), where the
+health check asks, and every dashboard query parsed by promtool."""
 import contextlib
 import functools
 import hashlib
@@ -211,7 +212,7 @@ def test_an_unreachable_mirror_stops_the_role_before_anything_changes(tmp_path):
             'host (') in out, raw
     assert ('so Grafana 13.2.3 cannot be installed from it. Point grafana_repo_url at a mirror of it; or set '
             'grafana_package_file (with grafana_package_sha256) to the Grafana package on the Ansible controller; '
-            'or set grafana_install: false') in out, raw
+            'or set grafana_install: none') in out, raw
     assert snapshot(WRITTEN) == before
     assert PASSWORD not in raw
     assert re.search(r'monitor +: ok=\d+ +changed=0 ', raw), raw
@@ -238,15 +239,15 @@ def test_grafanas_repository_is_unreachable_here_and_the_role_says_what_to_do(tm
                      r"cannot be reached "
                      r"from this host \(.+\), so Grafana 13\.2\.3 cannot be installed from it\. Point "
                      r"grafana_repo_url at a mirror", out), raw
-    assert 'set grafana_install: false to configure a Grafana installed otherwise' in out
+    assert 'set grafana_install: none to configure a Grafana installed otherwise' in out
     assert snapshot(WRITTEN) == before
 
 
-# --- grafana_install: false, nothing installed: the files only ----------------------
+# --- grafana_install: none, nothing installed: the files only -----------------------
 
 def render(tmp_path, check=False, verbosity=2, **extra):
     root = tmp_path / 'root'
-    extra = good(grafana_install=False, __grafana_root=str(root), **extra)
+    extra = good(**dict(dict(grafana_install='none', __grafana_root=str(root)), **extra))
     rc, out, raw = run(tmp_path, ROLE_PLAY, extra, check=check, verbosity=verbosity)
     return rc, out, raw, root
 
@@ -266,7 +267,7 @@ def read_ini(path):
     return sections
 
 
-NOT_INSTALLED = ('monitor: Grafana is not installed and grafana_install is false: wrote its configuration, '
+NOT_INSTALLED = ('monitor: Grafana is not installed and grafana_install is none: wrote its configuration, '
                  'provisioning and dashboards only; the Grafana server was not installed or started')
 
 
@@ -344,6 +345,78 @@ def test_install_false_is_idempotent_checks_clean_and_removes_what_it_no_longer_
     assert (root / 'var' / 'lib' / 'grafana' / 'dashboards' / 'gpuhpc' / 'gpuhpc-slurm.json').exists()
 
 
+DEPRECATED = "[DEPRECATION WARNING]: grafana_install: False is deprecated, write grafana_install: 'none'."
+
+
+def inventory_run(tmp_path, playbook, host_vars, extra_vars=None, check=False):
+    """Like run(), the variables given as the inventory's (an old value is
+    rewritten by set_fact, which extra vars would outrank)."""
+    return play(tmp_path, playbook, inventory(dict(monitoring=dict(monitor=host_vars))), extra_vars, check)
+
+
+def test_the_old_boolean_false_is_none_with_a_deprecation_warning(tmp_path):
+    root = tmp_path / 'root'
+    rc, out, raw = inventory_run(tmp_path, ROLE_PLAY, dict(grafana_install=False),
+                                 good(__grafana_root=str(root)))
+    assert rc == 0, raw
+    assert out.count(NOT_INSTALLED) == 1, raw
+    assert DEPRECATED in out and 'will be removed from gpuhpc.slurm in version 1.0.0' in out, raw
+    assert (root / 'etc' / 'grafana' / 'grafana.ini').is_file()
+    rc, out, raw, root = render(tmp_path)
+    assert rc == 0 and DEPRECATED not in out, raw
+    assert re.search(r'monitor +: ok=\d+ +changed=0 ', raw), raw
+
+
+def test_the_old_boolean_true_with_a_package_file_is_files(tmp_path):
+    """Before 0.x grafana_package_file alone, or with grafana_install: true,
+    installed the file: both still do (the first is the default of
+    grafana_install), the second with a deprecation warning."""
+    package = tmp_path / 'grafana_13.2.3_amd64.deb'
+    package.write_bytes(b'not really a package\n')
+    real = hashlib.sha256(package.read_bytes()).hexdigest()
+    message = f'grafana_package_file {package} has SHA-256 {real}, but grafana_package_sha256 says {"a" * 64}'
+    for old in (dict(grafana_install=True), {}):
+        rc, out, raw = inventory_run(tmp_path, PREFLIGHT, old or None,
+                                     good(grafana_package_file=str(package), grafana_package_sha256='a' * 64))
+        assert rc != 0
+        assert message in out, raw
+        assert ("grafana_install: True is deprecated, write grafana_install: 'files'" in out) == bool(old), raw
+    rc, out, raw = run(tmp_path, PREFLIGHT, good(grafana_install='package', grafana_package_file=str(package),
+                                                 grafana_package_sha256=real))
+    assert rc != 0
+    assert ("grafana_install is package (from Grafana's repository) but grafana_package_file is set: set "
+            'grafana_install: files (or leave it out) to install that file, or take grafana_package_file out') in out, raw
+
+
+LOCAL_URL = '''
+- hosts: all
+  gather_facts: false
+  tasks:
+    - ansible.builtin.include_role:
+        name: gpuhpc.slurm.grafana
+        tasks_from: renamed_vars
+        public: true
+    - ansible.builtin.debug:
+        msg: "health check at {{ __grafana_local_url }}/api/health"
+'''
+
+
+@pytest.mark.parametrize('address, tls, url', [
+    ('0.0.0.0', False, 'http://127.0.0.1:3000'),
+    ('::', False, 'http://[::1]:3000'),
+    ('10.1.2.3', True, 'https://10.1.2.3:3000'),
+    ('fd00::5', False, 'http://[fd00::5]:3000'),
+    ('grafana.cluster.example', False, 'http://grafana.cluster.example:3000'),
+])
+def test_the_health_check_asks_the_listen_address_or_loopback(tmp_path, address, tls, url):
+    extra = dict(grafana_listen_address=address)
+    if tls:
+        extra.update(grafana_tls_cert_file='/etc/ssl/g.pem', grafana_tls_key_file='/etc/ssl/g.key')
+    rc, out, raw = run(tmp_path, LOCAL_URL, good(**extra))
+    assert rc == 0, raw
+    assert f'health check at {url}/api/health' in out, raw
+
+
 def test_the_switch_makes_the_data_source_https_with_the_cluster_ca_and_the_password(tmp_path):
     scrape = 'Scr4pe: "pass"'
     rc, out, raw, root = render(tmp_path, web_config_enabled=True, web_config_password=scrape,
@@ -379,17 +452,14 @@ def test_tls_makes_grafana_serve_https_with_secure_cookies(tmp_path):
     assert f'grafana_tls_cert_file {tmp_path / "missing.pem"} is not a file on monitor' in out, raw
 
 
-# --- the repository key check (real run, in a scratch folder) ------------------------
+# --- the repository key, checked against Grafana's pin (roles/pinned_repo) -----------
 
-KEY_PLAY = '''
-- hosts: all
-  gather_facts: true
-  gather_subset: [min]
-  tasks:
-    - ansible.builtin.include_role:
-        name: gpuhpc.slurm.grafana
-        tasks_from: key
-'''
+def stand_in_repository(tmp_path):
+    """The folder of a stand-in for Grafana's apt repository: the index the role asks for first."""
+    repo = tmp_path / 'repo'
+    (repo / 'dists' / 'stable').mkdir(parents=True)
+    (repo / 'dists' / 'stable' / 'InRelease').write_text('stand-in\n')
+    return repo
 
 
 def key_vars(tmp_path, test_key, **extra):
@@ -403,18 +473,42 @@ def test_grafanas_key_is_pinned():
 
 
 def test_a_key_that_is_not_the_pinned_one_is_refused(tmp_path, test_key):
-    rc, out, raw = run(tmp_path, KEY_PLAY, key_vars(tmp_path, test_key))
+    """A real run: the key is downloaded into the (scratch) cache and refused
+    before anything else is written."""
+    before = snapshot(WRITTEN)
+    with served(stand_in_repository(tmp_path)) as url:
+        rc, out, raw = run(tmp_path, ROLE_PLAY, key_vars(tmp_path, test_key, grafana_repo_url=url))
     assert rc != 0
     assert (f'monitor: the signing key at file://{test_key["path"]} is not the pinned key (fingerprint '
             f'B53AE77BADB630A683046005963FA27710458545; found {test_key["fingerprint"]}), so the repository was not '
-            'configured') in out, raw
+            'configured. If Grafana rotated its key, check the new one (https://apt.grafana.com names it) and set '
+            'grafana_repo_key_fingerprint; for a mirror that re-signs the repository set grafana_repo_key_url and '
+            'grafana_repo_key_fingerprint.') in out, raw
+    assert (tmp_path / 'cache' / 'repo-key.asc').read_text() == open(test_key['path']).read()
+    assert snapshot(WRITTEN) == before
+    assert PASSWORD not in raw
 
 
 def test_the_key_with_the_pinned_fingerprint_is_accepted(tmp_path, test_key):
+    """--check on a host whose cache holds the key already: the key is checked
+    (spaces and lower case in the pin are fine) and the run goes on to the
+    repository, writing nothing."""
+    cache = tmp_path / 'cache'
+    (cache / 'gnupg').mkdir(parents=True, mode=0o700)
+    cache.chmod(0o755)
+    shutil.copy(test_key['path'], cache / 'repo-key.asc')
+    (cache / 'repo-key.asc').chmod(0o644)
     spaced = ' '.join(re.findall('....', test_key['fingerprint'].lower()))
-    rc, out, raw = run(tmp_path, KEY_PLAY, key_vars(tmp_path, test_key, grafana_repo_key_fingerprint=spaced))
+    before = snapshot(WRITTEN)
+    with served(stand_in_repository(tmp_path)) as url:
+        rc, out, raw = run(tmp_path, ROLE_PLAY, key_vars(tmp_path, test_key, grafana_repo_url=url,
+                                                         grafana_repo_key_fingerprint=spaced,
+                                                         __grafana_root=str(tmp_path / 'root')), check=True)
     assert rc == 0, raw
-    assert (tmp_path / 'cache' / 'repo-key.asc').read_text() == open(test_key['path']).read()
+    assert re.search(r'TASK \[gpuhpc\.slurm\.pinned_repo : Key \| fingerprints of the downloaded key\] \*+\nok:', raw), raw
+    assert re.search(r'TASK \[gpuhpc\.slurm\.pinned_repo : Debian \| give apt the checked key\] \*+\nchanged:', raw), raw
+    assert '+Signed-By: /etc/apt/keyrings/gpuhpc-grafana.asc' in raw
+    assert snapshot(WRITTEN) == before
 
 
 # --- the install path in --check, against a stand-in repository ----------------------
@@ -441,11 +535,8 @@ def test_the_install_path_runs_in_check_mode_and_writes_nothing(tmp_path, test_k
         release = dict(line.rstrip('\n').split('=', 1) for line in f if '=' in line)
     if release.get('ID') != 'debian':
         pytest.skip('the check-mode install path is exercised on Debian, the lab and CI distribution')
-    repo = tmp_path / 'repo'
-    (repo / 'dists' / 'stable').mkdir(parents=True)
-    (repo / 'dists' / 'stable' / 'InRelease').write_text('stand-in\n')
     before = snapshot(WRITTEN + ['/etc/passwd', '/etc/group'])
-    with served(repo) as url:
+    with served(stand_in_repository(tmp_path)) as url:
         rc, out, raw = run(tmp_path, ROLE_PLAY, key_vars(tmp_path, test_key, grafana_repo_url=url,
                                                          __grafana_root=str(tmp_path / 'root')), check=True)
     assert rc == 0, raw

@@ -10,7 +10,9 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..',
 
 DEFAULTS = yaml.safe_load(open(os.path.join(ROOT, 'roles', 'grafana', 'defaults', 'main.yml')))
 GOOD = {k[len('grafana_'):]: v for k, v in DEFAULTS.items()}
-GOOD.update(admin_password='s3cret "quoted"', prometheus_scrape_interval='15s', ini_managed={'server': {'http_port': 1}})
+# the templated defaults as the role settles them
+GOOD.update(admin_password='s3cret "quoted"', prometheus_scrape_interval='15s', install='package',
+            ini_managed={'server': {'http_port': 1}})
 
 
 def problems(**changes):
@@ -19,8 +21,9 @@ def problems(**changes):
 
 def test_good_input_has_no_problem():
     assert problems() == []
-    assert problems(root_url='https://grafana.example/', tls_cert_file='/c', tls_key_file='/k',
+    assert problems(root_url='https://grafana.example/', tls_cert_file='/c', tls_key_file='/k', install='files',
                     package_file='/srv/grafana_13.2.3_amd64.deb', package_sha256='A' * 64) == []
+    assert problems(install='none', package_file='/srv/grafana_13.2.3_amd64.deb', package_sha256='A' * 64) == []
     assert set(FilterModule().filters()) == {'grafana_problems', 'grafana_ini_problems', 'grafana_dashboard_problems'}
 
 
@@ -40,6 +43,10 @@ def test_good_input_has_no_problem():
     (dict(repo_url='apt.grafana.com'), "grafana_repo_url 'apt.grafana.com' is not"),
     (dict(repo_key_url='gpg.key'), "grafana_repo_key_url 'gpg.key' is not"),
     (dict(repo_key_fingerprint='ABCD'), "grafana_repo_key_fingerprint 'ABCD' is not an OpenPGP fingerprint"),
+    (dict(install=True), "grafana_install 'True' is not package, files or none"),
+    (dict(install='files'), 'grafana_install is files but grafana_package_file is empty'),
+    (dict(package_file='/srv/grafana.deb', package_sha256='a' * 64),
+     "grafana_install is package (from Grafana's repository) but grafana_package_file is set"),
     (dict(package_file='grafana.deb', package_sha256='a' * 64), "'grafana.deb' is not an absolute path"),
     (dict(package_file='/srv/grafana.tgz', package_sha256='a' * 64), 'is neither a .deb nor an .rpm file'),
     (dict(package_file='/srv/grafana.deb'), 'grafana_package_file needs grafana_package_sha256'),
