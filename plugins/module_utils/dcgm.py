@@ -298,26 +298,36 @@ def problems(settings, core_package, exporter_package):
     if not re.match(r'^([0-9]+)?$', str(s['cuda_major'])):
         out.append("dcgm_exporter_cuda_major '%s' is not a CUDA major version (e.g. 12), or empty to read it "
                    "from nvidia-smi" % s['cuda_major'])
-    if s['install_source'] == 'repo' and not _URL.match(str(s['repo_base_url'])):
+    if s['install'] not in ('package', 'files'):
+        out.append("dcgm_exporter_install '%s' is not package or files" % s['install'])
+    if s['install'] == 'package' and not _URL.match(str(s['repo_base_url'])):
         out.append("dcgm_exporter_repo_base_url '%s' is not an http(s):// or file:// URL" % s['repo_base_url'])
     if s['repo_key_url'] and not _URL.match(str(s['repo_key_url'])):
         out.append("dcgm_exporter_repo_key_url '%s' is not an http(s):// or file:// URL" % s['repo_key_url'])
     if not re.match(r'^([0-9A-Fa-f]{40})?$', str(s['repo_key_fingerprint']).replace(' ', '')):
         out.append("dcgm_exporter_repo_key_fingerprint '%s' is not an OpenPGP fingerprint (40 hex digits), or "
                    "empty for NVIDIA's key" % s['repo_key_fingerprint'])
-    if s['install_source'] == 'files':
+    if s['install'] == 'files':
         if not s['package_files']:
-            out.append('dcgm_exporter_install_source is files but dcgm_exporter_package_files is empty: list the '
+            out.append('dcgm_exporter_install is files but dcgm_exporter_package_files is empty: list the '
                        'DCGM package files (core first) with their sha256')
-        wanted = [core_package] + ([exporter_package] if s['exporter_source'] == 'package' else [])
+        wanted = [core_package] + ([exporter_package] if s['exporter_install'] == 'package' else [])
         out += package_file_problems(s['package_files'], wanted)
-    if s['exporter_source'] == 'binary':
-        if not s['binary_src']:
-            out.append('dcgm_exporter_exporter_source is binary but dcgm_exporter_binary_src is empty: give the '
-                       'path on the controller or the URL of the dcgm-exporter executable')
-        if not _SHA256.match(str(s['binary_sha256'])):
-            out.append('dcgm_exporter_binary_sha256 must be the SHA-256 (64 hex digits) of dcgm_exporter_binary_src;'
-                       ' it is required with dcgm_exporter_exporter_source: binary')
+    if s['exporter_install'] not in ('package', 'release'):
+        out.append("dcgm_exporter_exporter_install '%s' is not package or release" % s['exporter_install'])
+    if s['exporter_install'] == 'release':
+        if not s['release_url'] and not s['release_file']:
+            out.append('dcgm_exporter_exporter_install is release but dcgm_exporter_release_url and '
+                       'dcgm_exporter_release_file are empty: give the URL, or the path on the controller, of the '
+                       'dcgm-exporter executable')
+        if s['release_url'] and not re.match(r'^https?://\S+$', str(s['release_url'])):
+            out.append("dcgm_exporter_release_url '%s' is not an http(s):// URL" % s['release_url'])
+        if s['release_file'] and not str(s['release_file']).startswith('/'):
+            out.append("dcgm_exporter_release_file '%s' is not an absolute path on the Ansible controller"
+                       % s['release_file'])
+        if not _SHA256.match(str(s['release_sha256'])):
+            out.append('dcgm_exporter_release_sha256 must be the SHA-256 (64 hex digits) of the dcgm-exporter '
+                       'executable; it is required with dcgm_exporter_exporter_install: release')
     if not re.match(r'^/\S*[^/\s]$', str(s['job_map_dir'])):
         out.append("dcgm_exporter_job_map_dir '%s' is not an absolute directory path without spaces (it must "
                    "match the slurmd role's directory, e.g. /run/gpuhpc/gpu-jobs)" % s['job_map_dir'])

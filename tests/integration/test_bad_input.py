@@ -202,7 +202,7 @@ def test_every_role_s_problems_are_listed_at_once(tmp_path):
     rc, out = run(tmp_path, '- ansible.builtin.import_playbook: gpuhpc.slurm.preflight_roles\n',
                   dict(munge_num_threads=0, slurm_cluster_name='Bad Name', slurmdbd_storage_host='db.example',
                        slurmdbd_storage_pass='x', slurmdbd_conf_extra=dict(Bogus=1),
-                       node_exporter_listen_address='nope', dcgm_exporter_install_source='git'))
+                       node_exporter_listen_address='nope', dcgm_exporter_install='git'))
     assert rc != 0
     assert '5 problem(s) in the inventory, nothing was changed: ' in out, out
     for message in ('munge: munge_num_threads is 0: give at least 1',
@@ -210,6 +210,6 @@ def test_every_role_s_problems_are_listed_at_once(tmp_path):
                     "slurmdbd: slurmdbd_conf_extra: 'Bogus' is not a slurmdbd.conf option",
                     "node_exporter: node_exporter_listen_address 'nope' is not ADDRESS:PORT",
                     'dcgm_exporter: Validation of arguments failed',
-                    'value of dcgm_exporter_install_source must be one of: repo, files, got: git'):
+                    'value of dcgm_exporter_install must be one of: package, files, got: git'):
         assert message in out, message
     assert 'changed=1' not in out

@@ -4,8 +4,9 @@ DCGM and dcgm-exporter never run here: this machine has no NVIDIA driver and
 cannot reach NVIDIA's repositories (tests/integration/conftest.py says so in
 the test summary). What runs, with ansible-playbook against local hosts:
 the skip of a host without a driver (nothing changed), the failures of bad
-input, the counters file and unit the role would install (rendered and read
-back), the check of the repository key (real run into a temporary folder),
+input, the old variable names, the counters file and unit the role would
+install (rendered and read back), the check of the repository key against
+NVIDIA's pins (roles/pinned_repo; --check runs with the key in the cache),
 and the whole install path in --check with a stand-in driver file (nothing
 written)."""
 import csv
@@ -170,22 +171,22 @@ def test_an_unknown_counter_field_fails_naming_the_variable_and_the_field(tmp_pa
      "dcgm_exporter_job_map_dir 'run/gpu-jobs' is not an absolute directory path"),
     ({'dcgm_exporter_dcgm_version': '3.3.9'},
      "dcgm_exporter_dcgm_version '3.3.9' is not a DCGM 4 package version without epoch (e.g. 4.6.0-1)"),
-    ({'dcgm_exporter_install_source': 'files'},
-     'dcgm_exporter_install_source is files but dcgm_exporter_package_files is empty'),
-    ({'dcgm_exporter_install_source': 'files',
+    ({'dcgm_exporter_install': 'files'},
+     'dcgm_exporter_install is files but dcgm_exporter_package_files is empty'),
+    ({'dcgm_exporter_install': 'files',
       'dcgm_exporter_package_files': [{'src': '/srv/datacenter-gpu-manager-4-core_4.6.0-1_amd64.deb', 'sha256': 'abc'}]},
      'dcgm_exporter_package_files[0] (datacenter-gpu-manager-4-core_4.6.0-1_amd64.deb): sha256 is missing or not '
      '64 hex digits; dcgm_exporter_package_files has no datacenter-gpu-manager-exporter package file'),
-    ({'dcgm_exporter_exporter_source': 'binary', 'dcgm_exporter_binary_src': '/srv/dcgm-exporter'},
-     'dcgm_exporter_binary_sha256 must be the SHA-256 (64 hex digits) of dcgm_exporter_binary_src; it is required '
-     'with dcgm_exporter_exporter_source: binary'),
+    ({'dcgm_exporter_exporter_install': 'release', 'dcgm_exporter_release_file': '/srv/dcgm-exporter'},
+     'dcgm_exporter_release_sha256 must be the SHA-256 (64 hex digits) of the dcgm-exporter executable; it is '
+     'required with dcgm_exporter_exporter_install: release'),
     ({'dcgm_exporter_repo_key_fingerprint': 'A4B469963BF863CC'},
      "dcgm_exporter_repo_key_fingerprint 'A4B469963BF863CC' is not an OpenPGP fingerprint (40 hex digits)"),
     ({'dcgm_exporter_extra_args': ['--xid-count-window-size 600000']},
      'dcgm_exporter_extra_args: this is not one argument (no spaces, quotes or backslashes): '
      '--xid-count-window-size 600000'),
 ], ids=['type', 'duplicate', 'help', 'shape', 'interval', 'job-map-dir', 'dcgm-3', 'no-files', 'file-sha',
-        'binary-sha', 'short-key-id', 'extra-args'])
+        'release-sha', 'short-key-id', 'extra-args'])
 def test_bad_input_fails_naming_the_variable(tmp_path, extra, message):
     rc, out, raw = run(tmp_path, RENDER_PLAY, dict(extra, dcgm_exporter_render_dir=str(tmp_path)))
     assert rc != 0
@@ -281,11 +282,11 @@ def test_the_rendered_unit_passes_systemd_analyze_verify(tmp_path):
     assert result.returncode == 0 and not (result.stdout + result.stderr).strip(), result.stdout + result.stderr
 
 
-def test_the_binary_option_runs_the_binary(tmp_path):
+def test_the_release_option_runs_the_release_binary(tmp_path):
     rc, out, raw = run(tmp_path, RENDER_PLAY, {'dcgm_exporter_render_dir': str(tmp_path),
-                                               'dcgm_exporter_exporter_source': 'binary',
-                                               'dcgm_exporter_binary_src': 'https://files.example/dcgm-exporter',
-                                               'dcgm_exporter_binary_sha256': 'a' * 64,
+                                               'dcgm_exporter_exporter_install': 'release',
+                                               'dcgm_exporter_release_url': 'https://files.example/dcgm-exporter',
+                                               'dcgm_exporter_release_sha256': 'a' * 64,
                                                'dcgm_exporter_job_map_dir': '/run/slurm/gpu-map'})
     assert rc == 0, raw
     unit = (tmp_path / 'nvidia-dcgm-exporter.service').read_text()
@@ -293,37 +294,91 @@ def test_the_binary_option_runs_the_binary(tmp_path):
     assert '--hpc-job-mapping-dir /run/slurm/gpu-map' in unit
 
 
-# --- the repository key check (real run, in a temporary folder) ---------------
-
-KEY_PLAY = '''
-- hosts: all
-  gather_facts: true
-  gather_subset: [min]
-  tasks:
-    - ansible.builtin.include_role:
-        name: gpuhpc.slurm.dcgm_exporter
-        tasks_from: key
+OLD_NAMES_PLAY = RENDER_PLAY.replace('tasks_from: render', 'tasks_from: render\n        public: true') + '''
+    - ansible.builtin.debug:
+        msg: >-
+          new names install={{ dcgm_exporter_install }} exporter_install={{ dcgm_exporter_exporter_install }}
+          release_url={{ dcgm_exporter_release_url }} release_file={{ dcgm_exporter_release_file }}
+          release_sha256={{ dcgm_exporter_release_sha256 }}
 '''
 
 
+@pytest.mark.parametrize('src, url, path', [
+    ('https://files.example/dcgm-exporter', 'https://files.example/dcgm-exporter', ''),
+    ('/srv/dcgm-exporter', '', '/srv/dcgm-exporter'),
+], ids=['url', 'controller-file'])
+def test_the_old_names_still_work_with_a_deprecation_warning(tmp_path, src, url, path):
+    """In the inventory (extra vars would outrank the new names set_fact gives)."""
+    files = [{'src': '/srv/datacenter-gpu-manager-4-core_4.6.0-1_amd64.deb', 'sha256': 'b' * 64}]
+    old = {'dcgm_exporter_install_source': 'files', 'dcgm_exporter_package_files': files,
+           'dcgm_exporter_exporter_source': 'binary', 'dcgm_exporter_binary_src': src,
+           'dcgm_exporter_binary_sha256': 'a' * 64}
+    rc, out, raw = play(tmp_path, OLD_NAMES_PLAY, inventory(dict(slurm_compute={'gpu-01': old})),
+                        {'dcgm_exporter_render_dir': str(tmp_path)})
+    assert rc == 0, raw
+    assert (f'new names install=files exporter_install=release release_url={url} release_file={path} '
+            f'release_sha256={"a" * 64}') in out, raw
+    assert 'ExecStart=/usr/local/bin/dcgm-exporter \\' in (tmp_path / 'nvidia-dcgm-exporter.service').read_text()
+    for warning in ('dcgm_exporter_install_source is deprecated, write dcgm_exporter_install.',
+                    "dcgm_exporter_exporter_source is deprecated, write dcgm_exporter_exporter_install ('release' for "
+                    "'binary')",
+                    'dcgm_exporter_binary_src is deprecated, write dcgm_exporter_release_' + ('url' if url else 'file'),
+                    'dcgm_exporter_binary_sha256 is deprecated, write dcgm_exporter_release_sha256'):
+        assert '[DEPRECATION WARNING]: ' + warning in out, raw
+
+
+def test_an_old_value_that_is_wrong_is_named_by_its_new_name(tmp_path):
+    rc, out, raw = play(tmp_path, RENDER_PLAY, inventory(dict(slurm_compute={'gpu-01': {
+        'dcgm_exporter_install_source': 'git'}})), {'dcgm_exporter_render_dir': str(tmp_path)})
+    assert rc != 0
+    assert "dcgm_exporter_install 'git' is not package or files" in out, raw
+
+
+# --- the repository key, checked against NVIDIA's pins (roles/pinned_repo) -----------
+
+def gpu_node(tmp_path):
+    """Variables that make this machine a GPU node of a distribution the role
+    knows, for --check runs of the install path; skips where it cannot be one."""
+    with open('/etc/os-release') as f:
+        release = dict(line.rstrip('\n').split('=', 1) for line in f if '=' in line)
+    distro = release.get('ID', '').strip('"')
+    if distro not in ('debian', 'ubuntu'):
+        pytest.skip('the check-mode install path is exercised on Debian and Ubuntu')
+    driver = tmp_path / 'version'
+    driver.write_text('NVRM version: stand-in for the test\n')
+    major = release.get('VERSION_ID', '').strip('"').split('.')[0]
+    return {'__dcgm_exporter_driver_file': str(driver), 'dcgm_exporter_cuda_major': '12',
+            '__dcgm_exporter_repo_dirs': {distro + major: 'debian12'}}
+
+
 def key_vars(tmp_path, test_key, **pins):
-    return dict({'__dcgm_exporter_cache_dir': str(tmp_path / 'cache'),
-                 'dcgm_exporter_repo_key_url': 'file://' + test_key['path']}, **pins)
+    """A host whose cache holds the key already, so that --check checks it."""
+    cache = tmp_path / 'cache'
+    (cache / 'gnupg').mkdir(parents=True, mode=0o700)
+    cache.chmod(0o755)
+    shutil.copy(test_key['path'], cache / 'repo-key.asc')
+    (cache / 'repo-key.asc').chmod(0o644)
+    return dict(gpu_node(tmp_path), __dcgm_exporter_cache_dir=str(cache),
+                dcgm_exporter_repo_key_url='file://' + test_key['path'], **pins)
 
 
 def test_the_key_with_the_pinned_fingerprint_is_accepted(tmp_path, test_key):
+    before = snapshot(WRITTEN + ['/etc/passwd', '/etc/group'])
     pinned = key_vars(tmp_path, test_key, dcgm_exporter_repo_key_fingerprint=test_key['fingerprint'])
-    rc, out, raw = run(tmp_path, KEY_PLAY, pinned)
+    rc, out, raw = run(tmp_path, ROLE_PLAY, pinned, check=True)
     assert rc == 0, raw
-    assert (tmp_path / 'cache' / 'repo-key.asc').read_text() == open(test_key['path']).read()
+    assert re.search(r'TASK \[gpuhpc\.slurm\.pinned_repo : Debian \| give apt the checked key\] \*+\nchanged:', raw), raw
+    assert snapshot(WRITTEN + ['/etc/passwd', '/etc/group']) == before
 
 
 def test_another_key_is_refused(tmp_path, test_key):
     pinned = 'EB693B3035CD5710E231E123A4B469963BF863CC'
-    rc, out, raw = run(tmp_path, KEY_PLAY, key_vars(tmp_path, test_key, dcgm_exporter_repo_key_fingerprint=pinned))
+    rc, out, raw = run(tmp_path, ROLE_PLAY, key_vars(tmp_path, test_key, dcgm_exporter_repo_key_fingerprint=pinned),
+                       check=True)
     assert rc != 0
     assert (f'gpu-01: the signing key at file://{test_key["path"]} is not the pinned key (fingerprint {pinned}; '
-            f'found {test_key["fingerprint"]}), so the repository was not configured') in out, raw
+            f'found {test_key["fingerprint"]}), so the repository was not configured. For a mirror that re-signs '
+            'the repository set dcgm_exporter_repo_key_url and dcgm_exporter_repo_key_fingerprint.') in out, raw
 
 
 @pytest.mark.parametrize('matches', [True, False], ids=['same', 'other'])
@@ -332,7 +387,7 @@ def test_the_sha256_pin_ignores_version_lines(tmp_path, test_key, matches):
     NVIDIA's CUDA images check D42D0685.pub."""
     pin = test_key['sha256'] if matches else '0' * 64
     keys = {family: {'file': 'x.pub', 'fingerprint': '', 'sha256': pin} for family in ('Debian', 'RedHat')}
-    rc, out, raw = run(tmp_path, KEY_PLAY, key_vars(tmp_path, test_key, __dcgm_exporter_repo_keys=keys))
+    rc, out, raw = run(tmp_path, ROLE_PLAY, key_vars(tmp_path, test_key, __dcgm_exporter_repo_keys=keys), check=True)
     if matches:
         assert rc == 0, raw
     else:

@@ -49,16 +49,23 @@ def test_the_field_list_is_dcgm_4s():
     (dict(repo_base_url='ftp://mirror/cuda'), "dcgm_exporter_repo_base_url 'ftp://mirror/cuda' is not an http(s)://"),
     (dict(repo_key_url='mirror/key.pub'), "dcgm_exporter_repo_key_url 'mirror/key.pub' is not"),
     (dict(repo_key_fingerprint='A4B469963BF863CC'), "'A4B469963BF863CC' is not an OpenPGP fingerprint"),
-    (dict(install_source='files'), 'dcgm_exporter_install_source is files but dcgm_exporter_package_files is empty'),
-    (dict(install_source='files', package_files=[{'src': 'core.deb', 'sha256': SHA}]),
+    (dict(install='repo'), "dcgm_exporter_install 'repo' is not package or files"),
+    (dict(install='files'), 'dcgm_exporter_install is files but dcgm_exporter_package_files is empty'),
+    (dict(install='files', package_files=[{'src': 'core.deb', 'sha256': SHA}]),
      "dcgm_exporter_package_files[0]: src 'core.deb' is not an absolute path"),
-    (dict(install_source='files', package_files=[{'sha256': SHA}]), 'dcgm_exporter_package_files[0] has no src'),
-    (dict(install_source='files', package_files=[{'src': '/srv/%s_4.6.0-1_amd64.deb' % CORE, 'sha256': 'abc'}]),
+    (dict(install='files', package_files=[{'sha256': SHA}]), 'dcgm_exporter_package_files[0] has no src'),
+    (dict(install='files', package_files=[{'src': '/srv/%s_4.6.0-1_amd64.deb' % CORE, 'sha256': 'abc'}]),
      'dcgm_exporter_package_files[0] (%s_4.6.0-1_amd64.deb): sha256 is missing' % CORE),
-    (dict(install_source='files', package_files=[{'src': '/srv/%s_4.6.0-1_amd64.deb' % CORE, 'sha256': SHA}]),
+    (dict(install='files', package_files=[{'src': '/srv/%s_4.6.0-1_amd64.deb' % CORE, 'sha256': SHA}]),
      'dcgm_exporter_package_files has no %s package file' % EXPORTER),
-    (dict(exporter_source='binary'), 'dcgm_exporter_binary_src is empty'),
-    (dict(exporter_source='binary', binary_src='/srv/dcgm-exporter'), 'dcgm_exporter_binary_sha256 must be'),
+    (dict(exporter_install='binary'), "dcgm_exporter_exporter_install 'binary' is not package or release"),
+    (dict(exporter_install='release'),
+     'dcgm_exporter_exporter_install is release but dcgm_exporter_release_url and dcgm_exporter_release_file are empty'),
+    (dict(exporter_install='release', release_file='/srv/dcgm-exporter'), 'dcgm_exporter_release_sha256 must be'),
+    (dict(exporter_install='release', release_url='/srv/dcgm-exporter', release_sha256=SHA),
+     "dcgm_exporter_release_url '/srv/dcgm-exporter' is not an http(s):// URL"),
+    (dict(exporter_install='release', release_file='srv/dcgm-exporter', release_sha256=SHA),
+     "dcgm_exporter_release_file 'srv/dcgm-exporter' is not an absolute path on the Ansible controller"),
     (dict(job_map_dir='run/gpu-jobs'), "dcgm_exporter_job_map_dir 'run/gpu-jobs' is not an absolute directory"),
     (dict(job_map_dir='/run/gpu-jobs/'), "dcgm_exporter_job_map_dir '/run/gpu-jobs/' is not"),
     (dict(user='root'), "dcgm_exporter_user 'root' is not an unprivileged user name"),
@@ -73,12 +80,14 @@ def test_each_rule_names_the_variable(changes, message):
 def test_good_variations_pass():
     files = [{'src': 'https://mirror/%s_4.6.0-1_amd64.deb' % CORE, 'sha256': SHA},
              {'src': '/srv/%s_4.8.3-1_amd64.deb' % EXPORTER, 'sha256': SHA.upper()}]
-    assert problems(install_source='files', package_files=files) == []
-    assert problems(install_source='files', package_files=files[:1], exporter_source='binary',
-                    binary_src='/srv/dcgm-exporter', binary_sha256=SHA) == []
+    assert problems(install='files', package_files=files) == []
+    assert problems(install='files', package_files=files[:1], exporter_install='release',
+                    release_file='/srv/dcgm-exporter', release_sha256=SHA) == []
+    assert problems(exporter_install='release', release_url='https://files.example/dcgm-exporter',
+                    release_sha256=SHA) == []
     assert problems(listen_address='[::]:9400', cuda_major='12', repo_key_url='file:///srv/key.pub',
                     repo_key_fingerprint='EB69 3B30 35CD 5710 E231 E123 A4B4 6996 3BF8 63CC') == []
-    assert problems(install_source='files', package_files=files, repo_base_url='') == []
+    assert problems(install='files', package_files=files, repo_base_url='') == []
 
 
 def test_counters_of_another_shape_are_left_to_the_argument_spec():
