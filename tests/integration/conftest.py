@@ -155,6 +155,21 @@ def pytest_terminal_summary_grafana(terminalreporter):
                                 'reading these files, /api/health, the admin password reset, the dashboards drawn.')
 
 
+@pytest.hookimpl(specname='pytest_terminal_summary')
+def pytest_terminal_summary_pinned_repo(terminalreporter):
+    """Say in the summary, in words, that the pinned_repo tests installed no package."""
+    ran = any('test_pinned_repo.py::' in getattr(report, 'nodeid', '')
+              for reports in terminalreporter.stats.values() for report in reports)
+    if not ran:
+        return
+    terminalreporter.write_sep('=', 'pinned_repo: what did not run')
+    terminalreporter.write_line('NOT RUN HERE: installing packages from a repository or package files (it would '
+                                'change the machine the tests run on), and the EL tasks')
+    terminalreporter.write_line('Tested without it: the probe, the key against a fingerprint or a SHA-256 pin, the '
+                                'repository and preferences files written into a scratch root and read back, '
+                                'idempotence, --check on a new host, package files refused by SHA-256 or kind.')
+
+
 @pytest.fixture(scope='session')
 def test_key(tmp_path_factory):
     """A throwaway OpenPGP key, armored, with a Version: header line (as some
