@@ -55,7 +55,9 @@ def test_old_names_are_neither_defaults_nor_documented_options(role):
     defaults = load('roles', role, 'defaults', 'main.yml')
     for old, new in renames.items():
         new = new['name'] if isinstance(new, dict) else new
-        assert new in defaults, (old, new)
+        # a new name chosen by the old value (a URL or a file) names each of its candidates
+        for name in re.findall(r"'(%s_\w+)'" % role, new) if '{{' in new else [new]:
+            assert name in defaults, (old, name)
         if old != new:
             assert old not in defaults, old
 
