@@ -216,11 +216,11 @@ def test_renamed_vars_gives_old_values_under_new_names_and_warns(monkeypatch):
                         lambda self, msg, **kw: warned.append((msg, kw)))
     got = renamed_vars({'x_flavour': 'upstream', 'x_upstream_url': 'https://m/x.tgz', 'x_enabled': False}, RENAMES)
     assert got == {'x_install': 'release', 'x_release_url': 'https://m/x.tgz', 'x_enabled': 'none'}
-    msgs = [m for m, _ in warned]
+    msgs = [msg for msg, dummy in warned]
     assert "x_flavour is deprecated, write x_install ('release' for 'upstream')" in msgs
     assert 'x_upstream_url is deprecated, write x_release_url' in msgs
     assert "x_enabled: False is deprecated, write x_enabled: 'none'" in msgs
-    assert all(kw == {'version': '1.0.0', 'collection_name': 'gpuhpc.slurm'} for _, kw in warned)
+    assert all(kw == {'version': '1.0.0', 'collection_name': 'gpuhpc.slurm'} for dummy, kw in warned)
 
 
 def test_renamed_vars_does_not_take_true_for_one():
