@@ -36,9 +36,13 @@ def module(task):
                 (None, None))
 
 
-def reads(task, name):
-    """Whether the task reads `name` without a default or an `is defined` guard."""
+def reads(task, name, role_vars=None):
+    """Whether the task reads `name` without a default or an `is defined` guard, itself or through the
+    role's vars/main.yml entries it reads (two levels deep)."""
     text = yaml.safe_dump({k: v for k, v in task.items() if k not in ('register', 'name')})
+    for dummy in range(2):
+        text += ''.join(yaml.safe_dump(v) for k, v in (role_vars or {}).items()
+                        if re.search(r'\b%s\b' % re.escape(k), text))
     return (re.search(r'\b%s\b(?!\s*\|\s*default)' % re.escape(name), text) is not None
             and '%s is defined' % name not in text)
 
@@ -69,7 +73,8 @@ def test_no_task_reads_a_result_that_its_tags_may_skip(role):
     tasks = tasks_of(role)
     with open(os.path.join(ROOT, 'roles', role, 'vars', 'main.yml')) if os.path.exists(
             os.path.join(ROOT, 'roles', role, 'vars', 'main.yml')) else open(os.devnull) as f:
-        defaults = set((yaml.safe_load(f) or {}).keys())
+        role_vars = yaml.safe_load(f) or {}
+    defaults = set(role_vars)
     made = {}
     for path, task, tags in tasks:
         names = [task['register']] if 'register' in task else []
@@ -86,7 +91,7 @@ def test_no_task_reads_a_result_that_its_tags_may_skip(role):
     wrong = []
     for path, task, tags in tasks + handlers:
         for n, made_under in made.items():
-            if n in defaults or 'always' in made_under or not reads(task, n):
+            if n in defaults or 'always' in made_under or not reads(task, n, role_vars):
                 continue
             # a handler runs after any task that notifies it, and a task tagged always under any tags: what
             # they read must be there under any tags
