@@ -120,54 +120,49 @@ def mariadb(tmp_path_factory):
 
 def pytest_terminal_summary(terminalreporter):
     """Say in the summary, in words, that the dcgm_exporter tests ran no DCGM."""
-    ran = any('test_dcgm_exporter_role.py::' in getattr(report, 'nodeid', '')
-              for reports in terminalreporter.stats.values() for report in reports)
-    if not ran:
-        return
     why = ('an NVIDIA driver is loaded here, but these tests never install anything'
            if os.path.exists('/proc/driver/nvidia/version') else
            'no NVIDIA GPU (no /proc/driver/nvidia/version) and no access to the NVIDIA repositories')
-    terminalreporter.write_sep('=', 'dcgm_exporter: what did not run')
-    terminalreporter.write_line(f'NOT RUN HERE: DCGM and dcgm-exporter, {why}')
-    terminalreporter.write_line('Tested without them: the skip of a host without a driver, preflight, the rendered '
-                                'counters file and unit, the repository key check, the install path in --check. '
-                                'Not tested: downloading and installing DCGM, nv-hostengine, the exporter and its '
-                                'metrics, hpc_job labels on real GPUs.')
+    _what_did_not_run(terminalreporter, 'test_dcgm_exporter_role.py', 'dcgm_exporter: what did not run', [
+        f'NOT RUN HERE: DCGM and dcgm-exporter, {why}',
+        'Tested without them: the skip of a host without a driver, preflight, the rendered counters file and '
+        'unit, the repository key check, the install path in --check. Not tested: downloading and installing '
+        'DCGM, nv-hostengine, the exporter and its metrics, hpc_job labels on real GPUs.'])
 
 
-# A second terminal summary hook beside the one above: pytest calls both
-# (a conftest cannot hold two functions of one name, hence specname).
+def _what_did_not_run(terminalreporter, test_file, title, lines):
+    """When `test_file` ran, a section of the summary that says, in words, what it could not run."""
+    if not any(test_file + '::' in getattr(report, 'nodeid', '')
+               for reports in terminalreporter.stats.values() for report in reports):
+        return
+    terminalreporter.write_sep('=', title)
+    for line in lines:
+        terminalreporter.write_line(line)
+
+
+# More terminal summary hooks beside the one above: pytest calls each (a
+# conftest cannot hold two functions of one name, hence specname).
 @pytest.hookimpl(specname='pytest_terminal_summary')
 def pytest_terminal_summary_grafana(terminalreporter):
     """Say in the summary, in words, that the grafana tests ran no Grafana server."""
-    ran = any('test_grafana_role.py::' in getattr(report, 'nodeid', '')
-              for reports in terminalreporter.stats.values() for report in reports)
-    if not ran:
-        return
-    terminalreporter.write_sep('=', 'grafana: what did not run')
-    terminalreporter.write_line('NOT RUN HERE: Grafana server (its package repository is unreachable from these '
-                                'machines and from the lab)')
-    terminalreporter.write_line('Tested without it: preflight (admin password, dashboards, paths, grafana_ini_extra, '
-                                'the package file checksum), the stop on an unreachable repository, grafana.ini, '
-                                'provisioning and dashboards written with grafana_install none, the repository key '
-                                'check, the install path in --check, every dashboard query parsed by promtool. '
-                                'Not tested: installing Grafana, grafana-server '
-                                'reading these files, /api/health, the admin password reset, the dashboards drawn.')
+    _what_did_not_run(terminalreporter, 'test_grafana_role.py', 'grafana: what did not run', [
+        'NOT RUN HERE: Grafana server (its package repository is unreachable from these machines and from the lab)',
+        'Tested without it: preflight (admin password, dashboards, paths, grafana_ini_extra, the package file '
+        'checksum), the stop on an unreachable repository, grafana.ini, provisioning and dashboards written with '
+        'grafana_install none, the repository key check, the install path in --check, every dashboard query '
+        'parsed by promtool. Not tested: installing Grafana, grafana-server reading these files, /api/health, '
+        'the admin password reset, the dashboards drawn.'])
 
 
 @pytest.hookimpl(specname='pytest_terminal_summary')
 def pytest_terminal_summary_pinned_repo(terminalreporter):
     """Say in the summary, in words, that the pinned_repo tests installed no package."""
-    ran = any('test_pinned_repo.py::' in getattr(report, 'nodeid', '')
-              for reports in terminalreporter.stats.values() for report in reports)
-    if not ran:
-        return
-    terminalreporter.write_sep('=', 'pinned_repo: what did not run')
-    terminalreporter.write_line('NOT RUN HERE: installing packages from a repository or package files (it would '
-                                'change the machine the tests run on), and the EL tasks')
-    terminalreporter.write_line('Tested without it: the probe, the key against a fingerprint or a SHA-256 pin, the '
-                                'repository and preferences files written into a scratch root and read back, '
-                                'idempotence, --check on a new host, package files refused by SHA-256 or kind.')
+    _what_did_not_run(terminalreporter, 'test_pinned_repo.py', 'pinned_repo: what did not run', [
+        'NOT RUN HERE: installing packages from a repository or package files (it would change the machine the '
+        'tests run on), and the EL tasks',
+        'Tested without it: the probe, the key against a fingerprint or a SHA-256 pin, the repository and '
+        'preferences files written into a scratch root and read back, idempotence, --check on a new host, '
+        'package files refused by SHA-256 or kind.'])
 
 
 @pytest.fixture(scope='session')
