@@ -1,10 +1,15 @@
 """Run a test's playbook with ansible-playbook against local hosts (connection
 local, nothing remote), the collection's ansible.cfg in force. Shared by the
 integration tests of the roles."""
+import contextlib
+import functools
+import http.server
 import json
 import os
+import re
 import subprocess
 import textwrap
+import threading
 
 import yaml
 
@@ -45,3 +50,21 @@ def play(tmp_path, playbook, hosts, extra_vars=None, check=False, verbosity=0):
 def snapshot(paths):
     """What exists of paths, with its mtime: to show a run touched none of it."""
     return {p: os.stat(p).st_mtime_ns for p in paths if os.path.lexists(p)}
+
+
+@contextlib.contextmanager
+def served(folder, handler=http.server.SimpleHTTPRequestHandler):
+    """folder over HTTP on a free loopback port; yields the base URL."""
+    server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), functools.partial(handler, directory=str(folder)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield 'http://127.0.0.1:%d' % server.server_address[1]
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def changed(raw):
+    """The changed count of the PLAY RECAP in an ansible-playbook output."""
+    return int(re.search(r'changed=(\d+)', raw).group(1))

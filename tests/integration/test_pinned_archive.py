@@ -3,18 +3,13 @@ Prometheus' release mode and of an upstream Slurm exporter, run for real
 against the local host: an archive made here, served on loopback or given as
 a file on the controller, fetched, checked, kept and unpacked; a rerun
 changes nothing; a wrong file is refused before anything is written."""
-import contextlib
-import functools
 import hashlib
-import http.server
 import io
-import re
 import tarfile
-import threading
 
 import pytest
 
-from local_play import inventory, play
+from local_play import changed, inventory, play, served
 
 PLAY = '''
 - hosts: all
@@ -35,24 +30,6 @@ def tarball(path):
             info.size, info.mode = len(body), 0o755 if name == 'demo' else 0o644
             tar.addfile(info, io.BytesIO(body))
     return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-@contextlib.contextmanager
-def served(folder):
-    """folder over HTTP on a free loopback port; yields the base URL."""
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(folder))
-    server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield 'http://127.0.0.1:%d' % server.server_address[1]
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
-def changed(raw):
-    return int(re.search(r'changed=(\d+)', raw).group(1))
 
 
 @pytest.fixture

@@ -7,16 +7,14 @@ file of another SHA-256 or kind are refused before anything is written;
 --check on a new host writes nothing and says pending. Packages are not
 installed here: a run with no packages configures the repository only."""
 import contextlib
-import functools
 import hashlib
 import http.server
 import re
 import socket
-import threading
 
 import pytest
 
-from local_play import inventory, play
+from local_play import changed, inventory, play, served
 
 PLAY = '''
 - hosts: all
@@ -44,21 +42,11 @@ class Handler(http.server.SimpleHTTPRequestHandler):
 
 
 @contextlib.contextmanager
-def served(folder):
-    """folder over HTTP on a free loopback port; yields the base URL."""
+def served_noting(folder):
+    """folder over HTTP on a free loopback port, the paths asked for noted in ASKED; yields the base URL."""
     del ASKED[:]
-    server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), functools.partial(Handler, directory=str(folder)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield 'http://127.0.0.1:%d' % server.server_address[1]
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
-def changed(raw):
-    return int(re.search(r'changed=(\d+)', raw).group(1))
+    with served(folder, Handler) as url:
+        yield url
 
 
 def written(host):
@@ -114,7 +102,7 @@ Pin-Priority: 100
 
 
 def test_a_repository_with_its_pinned_key_is_configured_once(tmp_path, repo):
-    with served(repo['upstream']) as url:
+    with served_noting(repo['upstream']) as url:
         extra = dict(repo['vars'], pinned_repo_url=url)
         rc, out, raw = run(tmp_path, extra)
         assert rc == 0, raw
@@ -140,7 +128,7 @@ def test_a_repository_with_its_pinned_key_is_configured_once(tmp_path, repo):
 
 
 def test_a_flat_repository_has_no_components(tmp_path, repo):
-    with served(repo['upstream']) as url:
+    with served_noting(repo['upstream']) as url:
         rc, out, raw = run(tmp_path, dict(repo['vars'], pinned_repo_url=url + '/', pinned_repo_apt_suite='/',
                                           pinned_repo_apt_components=[], pinned_repo_apt_pins=[]))
     assert rc == 0, raw
@@ -152,7 +140,7 @@ def test_a_flat_repository_has_no_components(tmp_path, repo):
 
 def test_a_key_that_is_not_the_pinned_one_is_refused(tmp_path, repo):
     pinned = 'EB693B3035CD5710E231E123A4B469963BF863CC'
-    with served(repo['upstream']) as url:
+    with served_noting(repo['upstream']) as url:
         rc, out, raw = run(tmp_path, dict(repo['vars'], pinned_repo_url=url, pinned_repo_key_fingerprint=pinned))
     assert rc != 0
     assert (f"monitor: the signing key at file://{repo['key']['path']} is not the pinned key (fingerprint {pinned}; "
@@ -166,7 +154,7 @@ def test_the_sha256_pin_ignores_version_lines(tmp_path, repo, matches):
     """The other pin (NVIDIA's RPM key): the SHA-256 of the key file without its
     Version: lines, which the throwaway key has."""
     pin = repo['key']['sha256'] if matches else '0' * 64
-    with served(repo['upstream']) as url:
+    with served_noting(repo['upstream']) as url:
         rc, out, raw = run(tmp_path, dict(repo['vars'], pinned_repo_url=url, pinned_repo_key_fingerprint='',
                                           pinned_repo_key_sha256=pin.upper(), pinned_repo_key_advice='Ask the vendor.'))
     if matches:
@@ -193,7 +181,7 @@ def test_an_unreachable_repository_stops_before_anything_changes(tmp_path, repo)
 
 
 def test_check_mode_on_a_new_host_writes_nothing(tmp_path, repo):
-    with served(repo['upstream']) as url:
+    with served_noting(repo['upstream']) as url:
         rc, out, raw = run(tmp_path, dict(repo['vars'], pinned_repo_url=url,
                                           pinned_repo_packages=[dict(name='demo', version='1.0')]), check=True)
     assert rc == 0, raw
