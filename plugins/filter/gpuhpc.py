@@ -101,13 +101,28 @@ def scrape_targets(hosts, hostvars, role, default_listen, secured=True):
 
 def packages_missing(names, packages):
     """The package names of `names` that `packages` (ansible_facts.packages,
-    from package_facts) does not list; all of them when there are no package
+    from gpuhpc.slurm.host_facts or package_facts) does not list; all of them when there are no package
     facts. A version (name=1.2, name-1.2 is not parsed) is ignored."""
     if isinstance(names, str):
         names = [names]
     if not packages:
         return list(names)
     return [n for n in names if str(n).split('=', 1)[0] not in packages]
+
+
+# The unit file states that `systemctl is-enabled` answers with 0: the unit
+# starts at boot, or cannot be enabled at all (static); both need no `enable`.
+ENABLED_STATES = ('enabled', 'enabled-runtime', 'static', 'alias', 'indirect', 'generated', 'transient')
+
+
+def service_running(name, services):
+    """True when `services` (ansible_facts.services, from gpuhpc.slurm.host_facts
+    or service_facts) shows the unit `name` running and enabled; False when it
+    does not, or when there are no service facts (the start task then runs)."""
+    if not services:
+        return False
+    unit = services.get(name if name.endswith('.service') else name + '.service') or {}
+    return unit.get('state') == 'running' and unit.get('status') in ENABLED_STATES
 
 
 def config_entries(paths, owner=None, group=None, mode=None, state=None):
@@ -226,4 +241,5 @@ class FilterModule(object):
             'prometheus_samples': prometheus_samples,
             'renamed_vars': renamed_vars,
             'scrape_targets': scrape_targets,
+            'service_running': service_running,
         }

@@ -14,6 +14,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import fnmatch
+
 # One line a package; the fields are tab-separated.
 DPKG_QUERY = ['dpkg-query', '-W', '-f', '${db:Status-Abbrev}\\t${Package}\\t${Version}\\t${Architecture}\\n']
 RPM_QUERY = ['rpm', '-qa', '--queryformat', '%{NAME}\\t%{EPOCH}\\t%{VERSION}\\t%{RELEASE}\\t%{ARCH}\\n']
@@ -53,3 +55,56 @@ def parse_rpm(text):
             'name': name, 'version': version, 'release': release,
             'epoch': int(epoch) if epoch.isdigit() else None, 'arch': arch, 'source': 'rpm'})
     return packages
+
+
+# The service units, loaded or not, and the unit files with their enablement.
+SYSTEMCTL_UNITS = ['systemctl', 'list-units', '--type=service', '--all', '--plain', '--no-legend', '--no-pager']
+SYSTEMCTL_UNIT_FILES = ['systemctl', 'list-unit-files', '--type=service', '--plain', '--no-legend', '--no-pager']
+
+
+def parse_services(units, unit_files):
+    """systemctl list-units and list-unit-files output (SYSTEMCTL_UNITS, SYSTEMCTL_UNIT_FILES) ->
+    {unit: {name, state, status, source}} in the shape of ansible.builtin.service_facts' systemd services.
+
+    ``state`` is ``running`` for a running unit, ``failed``, or ``stopped``
+    (service_facts' words); ``status`` is the unit file's state (``enabled``,
+    ``disabled``, ``static``, ...); for a loaded unit without a file of its own
+    (an instance of a template) its activity, and ``not-found`` where systemd
+    has no unit. A unit file that is not loaded is ``inactive``, a template
+    (``name@.service``) ``unknown``.
+    Both as service_facts has them, but for aliases (service_facts asks again
+    for each; the collection reads units by their own names).
+    """
+    status = {}
+    for line in unit_files.splitlines():
+        fields = line.split()
+        if len(fields) >= 2 and fields[0].endswith('.service'):
+            status[fields[0]] = fields[1]
+    services = {}
+    for line in units.splitlines():
+        fields = line.split(None, 4)
+        # UNIT LOAD ACTIVE SUB DESCRIPTION; a unit that failed to load is marked with a leading bullet.
+        if fields and fields[0] in ('*', '\u25cf'):
+            fields = fields[1:]
+        if len(fields) < 4 or not fields[0].endswith('.service'):
+            continue
+        unit, load, active, sub = fields[:4]
+        state = 'running' if sub == 'running' else 'failed' if active == 'failed' else 'stopped'
+        unit_status = status.get(unit, 'not-found' if load == 'not-found' else active)
+        services[unit] = {'name': unit, 'state': state, 'status': unit_status, 'source': 'systemd'}
+    for unit, unit_status in status.items():
+        state = 'unknown' if unit.endswith('@.service') else 'inactive'
+        services.setdefault(unit, {'name': unit, 'state': state, 'status': unit_status, 'source': 'systemd'})
+    return services
+
+
+def matching(facts, globs):
+    """The entries of `facts` (packages or services) whose names match one of
+    the shell-style `globs`; for a unit, with or without ``.service``. Fewer
+    facts make every later task of the run cheaper: Ansible copies a host's
+    facts for each task it runs there."""
+    globs = [g[:-len('.service')] if g.endswith('.service') else g for g in globs]
+    if '*' in globs:
+        return facts
+    return dict((k, v) for k, v in facts.items()
+                if any(fnmatch.fnmatchcase(k[:-len('.service')] if k.endswith('.service') else k, g) for g in globs))

@@ -14,6 +14,7 @@ from ansible_collections.gpuhpc.slurm.plugins.filter.gpuhpc import (
     prometheus_samples,
     renamed_vars,
     scrape_targets,
+    service_running,
 )
 
 REQUIRED = ['slurm_controller', 'slurm_compute']
@@ -77,7 +78,7 @@ def test_filters_are_registered():
     assert set(FilterModule().filters()) == {'config_entries', 'failure_messages', 'gpg_fingerprints',
                                              'inventory_problems', 'key_sha256', 'munge_key_error',
                                              'packages_missing', 'probe_address', 'prometheus_samples', 'renamed_vars',
-                                             'scrape_targets'}
+                                             'scrape_targets', 'service_running'}
 
 
 def test_prometheus_samples():
@@ -233,3 +234,37 @@ def test_renamed_vars_refuses_a_malformed_table():
         renamed_vars({'a': 1}, {'a': {'values': {}}})
     with pytest.raises(AnsibleFilterError, match='mapping of old name'):
         renamed_vars({}, ['a'])
+
+
+def test_service_running_reads_the_lab_hosts_service_facts():
+    """The services of a lab GPU node as host_facts read them (systemctl output captured there)."""
+    import os
+    from ansible_collections.gpuhpc.slurm.plugins.module_utils import installed
+    here = os.path.join(os.path.dirname(__file__), '..', '..', 'fixtures', 'installed')
+    read = lambda n: open(os.path.join(here, n)).read()
+    services = installed.parse_services(read('systemctl-units-trixie-gpu-node.txt'),
+                                        read('systemctl-unit-files-trixie-gpu-node.txt'))
+    assert service_running('munge', services)
+    assert service_running('slurmd.service', services)
+    assert service_running('prometheus-node-exporter', services)
+    assert service_running('dbus', services)  # static
+    assert not service_running('slurmctld', services)  # not on a node
+    assert not service_running('apt-daily', services)  # not running
+    assert not service_running('NetworkManager', services)  # not found
+
+
+@pytest.mark.parametrize('unit, running', [
+    ({'state': 'running', 'status': 'enabled'}, True),
+    ({'state': 'running', 'status': 'disabled'}, False),
+    ({'state': 'stopped', 'status': 'enabled'}, False),
+    ({'state': 'failed', 'status': 'enabled'}, False),
+    ({'state': 'running', 'status': 'masked'}, False),
+    ({'state': 'running', 'status': 'generated'}, True),
+])
+def test_service_running_needs_running_and_enabled(unit, running):
+    assert service_running('x', {'x.service': unit}) is running
+
+
+def test_service_running_without_facts_says_no_so_that_the_start_task_runs():
+    assert service_running('munge', None) is False
+    assert service_running('munge', {}) is False

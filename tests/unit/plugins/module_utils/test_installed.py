@@ -51,3 +51,39 @@ def test_rpm_epoch_and_release_as_package_facts_has_them():
                               'arch': 'x86_64', 'source': 'rpm'}]
     assert ours['slurm'][0]['epoch'] == 0
     assert sorted(ours) == ['munge', 'slurm']
+
+
+def test_services_as_service_facts_had_them_on_the_same_host():
+    """systemctl list-units / list-unit-files and ansible.builtin.service_facts (its systemd units),
+    captured on the same lab GPU node. Aliases differ: service_facts asks again for each."""
+    ours = installed.parse_services(fixture('systemctl-units-trixie-gpu-node.txt'),
+                                    fixture('systemctl-unit-files-trixie-gpu-node.txt'))
+    theirs = json.loads(fixture('service_facts-trixie-gpu-node.json'))
+    assert sorted(ours) == sorted(theirs)
+    differ = [u for u in ours if ours[u] != theirs[u]]
+    assert all(ours[u]['status'] == 'alias' for u in differ) and len(differ) <= 1
+    assert ours['munge.service'] == {'name': 'munge.service', 'state': 'running', 'status': 'enabled', 'source': 'systemd'}
+
+
+def test_a_failed_unit_and_a_unit_that_did_not_load():
+    units = ('slurmd.service loaded failed failed Slurm node daemon\n'
+             '\u25cf broken.service not-found inactive dead broken.service\n'
+             'not-a-service.socket loaded active listening x\n')
+    ours = installed.parse_services(units, 'slurmd.service enabled enabled\n')
+    assert ours['slurmd.service']['state'] == 'failed'
+    assert ours['broken.service'] == {'name': 'broken.service', 'state': 'stopped', 'status': 'not-found',
+                                      'source': 'systemd'}
+    assert 'not-a-service.socket' not in ours
+
+
+def test_matching_keeps_what_the_globs_name():
+    services = installed.parse_services(fixture('systemctl-units-trixie-gpu-node.txt'),
+                                        fixture('systemctl-unit-files-trixie-gpu-node.txt'))
+    assert sorted(installed.matching(services, ['munge', 'slurm*', 'prometheus*.service'])) == [
+        'munge.service', 'prometheus-node-exporter.service', 'slurmd.service']
+    packages = installed.parse_dpkg(fixture('dpkg-trixie-gpu-node.txt'))
+    assert installed.matching(packages, ['*']) is packages
+    kept = installed.matching(packages, ['munge', 'slurm*'])
+    assert {'munge', 'slurmd', 'slurm-client'} <= set(kept)
+    assert all(n == 'munge' or n.startswith('slurm') for n in kept)
+    assert kept['munge'] == packages['munge']

@@ -1,0 +1,147 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: gpuhpc.slurm contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+---
+module: host_facts
+short_description: The installed packages and the systemd services, each from one query
+version_added: 0.1.0
+description:
+  - Sets the fact C(packages) in the shape of M(ansible.builtin.package_facts)
+    (a package name, then a list of its installed versions), and the fact
+    C(services) in the shape of M(ansible.builtin.service_facts) (a unit, then
+    its state and its unit file's status), so that what reads one reads the other.
+  - Reads dpkg's database with C(dpkg-query -W) where C(dpkg-query) is found,
+    else rpm's with C(rpm -qa). M(ansible.builtin.package_facts) on Debian
+    loads apt's whole cache, every package of every source, to find the
+    installed ones; one C(dpkg-query) reads only what is installed.
+  - Reads the services with C(systemctl list-units) and C(systemctl
+    list-unit-files). M(ansible.builtin.service_facts) also asks every SysV
+    script; the collection's services are systemd units.
+  - The roles read them to skip what is in place already (an install, a start),
+    so that a rerun that changes nothing costs fewer round trips.
+  - Changes nothing; check mode reads the same.
+author:
+  - gpuhpc.slurm maintainers (@gpuhpc)
+requirements:
+  - dpkg-query (Debian, Ubuntu) or rpm (Rocky, RHEL) on the target; systemctl for O(gather=services).
+options:
+  gather:
+    description: What to read.
+    type: list
+    elements: str
+    choices: [packages, services]
+    default: [packages, services]
+  packages:
+    description:
+      - Shell-style patterns of the package names to keep; C(*) keeps all.
+      - Ansible copies a host's facts for every task it runs there, so a short list makes a run with many tasks
+        cheaper; site.yml keeps the collection's packages only.
+    type: list
+    elements: str
+    default: ['*']
+  services:
+    description:
+      - Shell-style patterns of the units to keep, with or without C(.service); C(*) keeps all.
+    type: list
+    elements: str
+    default: ['*']
+notes:
+  - A Debian package counts as installed in any state but not-installed and
+    config-files, as apt counts it.
+  - An alias unit has the state of its file (C(inactive)), not of the unit it names.
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: none
+'''
+
+EXAMPLES = r'''
+- name: Read the installed packages and the services
+  gpuhpc.slurm.host_facts:
+
+- name: The installed Slurm version
+  ansible.builtin.debug:
+    msg: "{{ ansible_facts.packages['slurm-wlm-basic-plugins'][0].version }}"
+  when: "'slurm-wlm-basic-plugins' in ansible_facts.packages"
+
+- name: Read the installed packages again after an install
+  gpuhpc.slurm.host_facts:
+    gather: [packages]
+
+- name: Only Slurm's and munge's packages and services
+  gpuhpc.slurm.host_facts:
+    packages: ['slurm*', 'libslurm*', munge]
+    services: ['slurm*', munge]
+'''
+
+RETURN = r'''
+ansible_facts:
+  description: The facts C(packages) and C(services), as O(gather) asks.
+  returned: success
+  type: dict
+  contains:
+    packages:
+      description:
+        - Package name -> a list of its installed versions, each with C(name), C(version), C(arch) and
+          C(source) (C(apt) or C(rpm)); an rpm package also has C(release) and C(epoch) (an integer, or null).
+      type: dict
+      returned: when O(gather) has C(packages)
+      sample: {"munge": [{"name": "munge", "version": "0.5.16-1", "arch": "amd64", "source": "apt"}]}
+    services:
+      description:
+        - Unit name -> C(name), C(state) (C(running), C(stopped), C(failed), C(inactive) or C(unknown)),
+          C(status) (the unit file's state, e.g. C(enabled)) and C(source) (C(systemd)).
+      type: dict
+      returned: when O(gather) has C(services)
+      sample: {"munge.service": {"name": "munge.service", "state": "running", "status": "enabled", "source": "systemd"}}
+manager:
+  description: The package database read, C(dpkg) or C(rpm).
+  returned: when O(gather) has C(packages)
+  type: str
+  sample: dpkg
+'''
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.gpuhpc.slurm.plugins.module_utils import installed
+from ansible_collections.gpuhpc.slurm.plugins.module_utils.command import CommandError, check
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(gather=dict(type='list', elements='str', choices=['packages', 'services'],
+                                       default=['packages', 'services']),
+                           packages=dict(type='list', elements='str', default=['*']),
+                           services=dict(type='list', elements='str', default=['*'])),
+        supports_check_mode=True)
+    gather = module.params['gather']
+    facts, result = {}, {}
+    try:
+        if 'packages' in gather:
+            if module.get_bin_path('dpkg-query'):
+                manager, argv, parse = 'dpkg', installed.DPKG_QUERY, installed.parse_dpkg
+            elif module.get_bin_path('rpm'):
+                manager, argv, parse = 'rpm', installed.RPM_QUERY, installed.parse_rpm
+            else:
+                module.fail_json(msg='neither dpkg-query nor rpm is on this host: gpuhpc.slurm.host_facts reads '
+                                     'only these package databases', fix='run the collection on Debian, Ubuntu or an EL host')
+            facts['packages'] = installed.matching(parse(check(argv, timeout=120)), module.params['packages'])
+            result['manager'] = manager
+        if 'services' in gather:
+            services = installed.parse_services(check(installed.SYSTEMCTL_UNITS, timeout=60),
+                                                check(installed.SYSTEMCTL_UNIT_FILES, timeout=60))
+            facts['services'] = installed.matching(services, module.params['services'])
+    except CommandError as e:
+        module.fail_json(msg=e.message, fix='see why the command failed on the host (package database, systemd)')
+    module.exit_json(changed=False, ansible_facts=facts, **result)
+
+
+if __name__ == '__main__':
+    main()

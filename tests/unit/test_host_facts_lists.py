@@ -1,0 +1,47 @@
+"""site.yml keeps only the collection's packages and services in the host facts
+(playbooks/vars/host_facts.yml): every package and service a role names must be kept,
+or that role's install or start task would run on every rerun."""
+import fnmatch
+import glob
+import os
+import re
+
+import yaml
+
+ROOT = os.path.join(os.path.dirname(__file__), '..', '..')
+LISTS = yaml.safe_load(open(os.path.join(ROOT, 'playbooks', 'vars', 'host_facts.yml')))
+
+
+def named_in_role_vars(suffixes, jinja=True):
+    """The literal names of the roles' vars (vars/*.yml) whose variable ends with one of `suffixes`,
+    and, with `jinja`, the quoted names in a template (['a'] + (['b'] if ... else []))."""
+    names = set()
+    for path in glob.glob(os.path.join(ROOT, 'roles', '*', 'vars', '*.yml')):
+        for key, value in (yaml.safe_load(open(path)) or {}).items():
+            if not key.endswith(suffixes):
+                continue
+            values = value if isinstance(value, list) else [value]
+            for v in values:
+                v = str(v)
+                if '{{' not in v:
+                    names.add(v)
+                elif jinja:
+                    names.update(re.findall(r"'([A-Za-z0-9][A-Za-z0-9_.+-]*)'", v))
+    return {n for n in names if '{{' not in n}
+
+
+def kept(name, globs):
+    short = name[:-len('.service')] if name.endswith('.service') else name
+    return any(fnmatch.fnmatchcase(short, g) for g in globs)
+
+
+def test_every_package_a_role_installs_is_kept():
+    packages = named_in_role_vars(('_packages', '_package', '_dump_packages', 'version_package'))
+    assert {'munge', 'slurmd', 'slurm-client', 'prometheus-node-exporter', 'grafana', 'python3-pymysql'} <= packages
+    assert sorted(p for p in packages if not kept(p, LISTS['__site_host_packages'])) == []
+
+
+def test_every_service_a_role_starts_is_kept():
+    services = named_in_role_vars(('_service',), jinja=False) | {'munge', 'slurmd', 'slurmctld', 'slurmdbd', 'gpuhpc-slurm-exporter'}
+    assert {'prometheus-node-exporter', 'grafana-server', 'nvidia-dcgm-exporter'} <= services
+    assert sorted(s for s in services if not kept(s, LISTS['__site_host_services'])) == []
