@@ -59,8 +59,10 @@ notes:
 attributes:
   check_mode:
     support: full
+    description: Reads the same in check mode; it never changes anything.
   diff_mode:
     support: none
+    description: Nothing changes, so there is no difference to show.
 '''
 
 EXAMPLES = r'''

@@ -241,7 +241,10 @@ def test_service_running_reads_the_lab_hosts_service_facts():
     import os
     from ansible_collections.gpuhpc.slurm.plugins.module_utils import installed
     here = os.path.join(os.path.dirname(__file__), '..', '..', 'fixtures', 'installed')
-    read = lambda n: open(os.path.join(here, n)).read()
+
+    def read(name):
+        with open(os.path.join(here, name)) as f:
+            return f.read()
     services = installed.parse_services(read('systemctl-units-trixie-gpu-node.txt'),
                                         read('systemctl-unit-files-trixie-gpu-node.txt'))
     assert service_running('munge', services)
