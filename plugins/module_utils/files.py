@@ -14,6 +14,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import errno
 import os
 import shutil
 import tempfile
@@ -55,8 +56,14 @@ def _directory(module, spec, diffs):
         if module.check_mode:
             return True
         # Missing parents too, with the umask's mode, as ansible.builtin.file
-        # makes them.
-        os.makedirs(path)
+        # makes them. Two hosts on shared storage (the controllers'
+        # StateSaveLocation) may make the same folder at once: one of them
+        # finds it made.
+        try:
+            os.makedirs(path)
+        except OSError as e:
+            if e.errno != errno.EEXIST or not os.path.isdir(path):
+                raise
         changed = True
     elif not os.path.isdir(path):
         module.fail_json(msg='%s exists and is not a folder: move it away, or give files[].state=file' % path)
