@@ -1,12 +1,12 @@
 """site.yml keeps only the collection's packages and services in the host facts
 (playbooks/vars/host_facts.yml): every package and service a role names must be kept,
 or that role's install or start task would run on every rerun."""
-import fnmatch
 import glob
 import os
 import re
 
 import yaml
+from ansible_collections.gpuhpc.slurm.plugins.module_utils.installed import matching
 
 ROOT = os.path.join(os.path.dirname(__file__), '..', '..')
 LISTS = yaml.safe_load(open(os.path.join(ROOT, 'playbooks', 'vars', 'host_facts.yml')))
@@ -31,8 +31,8 @@ def named_in_role_vars(suffixes, jinja=True):
 
 
 def kept(name, globs):
-    short = name[:-len('.service')] if name.endswith('.service') else name
-    return any(fnmatch.fnmatchcase(short, g) for g in globs)
+    """host_facts' own matching, on one name."""
+    return name in matching({name: None}, globs)
 
 
 def test_every_package_a_role_installs_is_kept():
