@@ -10,9 +10,11 @@ __metaclass__ = type
 DOCUMENTATION = r'''
 ---
 module: host_facts
-short_description: The installed packages and the systemd services, each from one query
+short_description: The installed packages, the systemd services and a subset of Ansible's facts, in one call
 version_added: 0.1.0
 description:
+  - One round trip for the facts that a run reads, where M(ansible.builtin.setup) and
+    M(ansible.builtin.package_facts) and M(ansible.builtin.service_facts) take three.
   - Sets the fact C(packages) in the shape of M(ansible.builtin.package_facts)
     (a package name, then a list of its installed versions), and the fact
     C(services) in the shape of M(ansible.builtin.service_facts) (a unit, then
@@ -38,6 +40,23 @@ options:
     elements: str
     choices: [packages, services]
     default: [packages, services]
+  gather_subset:
+    description:
+      - Ansible's own facts, read as M(ansible.builtin.setup) reads them with the same O(gather_subset)
+        (e.g. C(['!all', '!min', 'distribution', 'hardware'])), and set under the same names.
+      - None by default.
+    type: list
+    elements: str
+    default: []
+  filter:
+    description:
+      - Shell-style patterns of the names of O(gather_subset)'s facts to keep, as M(ansible.builtin.setup)'s
+        C(filter) (e.g. C(ansible_distribution*)); all by default.
+      - The hardware subset names every processor, mount and device; Ansible copies a host's facts for every task
+        it runs there, so a short list makes a run with many tasks cheaper.
+    type: list
+    elements: str
+    default: []
   packages:
     description:
       - Shell-style patterns of the package names to keep; C(*) keeps all.
@@ -78,6 +97,16 @@ EXAMPLES = r'''
   gpuhpc.slurm.host_facts:
     gather: [packages]
 
+- name: The distribution and the hardware too, in the same round trip
+  gpuhpc.slurm.host_facts:
+    gather_subset: ['!all', '!min', distribution, hardware]
+
+- name: Of the hardware, the memory and the processor counts only
+  gpuhpc.slurm.host_facts:
+    gather: []
+    gather_subset: ['!all', '!min', hardware]
+    filter: [ansible_memtotal_mb, 'ansible_processor_*']
+
 - name: Only Slurm's and munge's packages and services
   gpuhpc.slurm.host_facts:
     packages: ['slurm*', 'libslurm*', munge]
@@ -86,7 +115,9 @@ EXAMPLES = r'''
 
 RETURN = r'''
 ansible_facts:
-  description: The facts C(packages) and C(services), as O(gather) asks.
+  description:
+    - The facts C(packages) and C(services), as O(gather) asks, and those of O(gather_subset) (see
+      M(ansible.builtin.setup)).
   returned: success
   type: dict
   contains:
@@ -112,19 +143,46 @@ manager:
 '''
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.facts import ansible_collector, default_collectors
+from ansible.module_utils.facts.collector import CollectorNotFoundError
+from ansible.module_utils.facts.namespace import PrefixFactNamespace
 from ansible_collections.gpuhpc.slurm.plugins.module_utils import installed
 from ansible_collections.gpuhpc.slurm.plugins.module_utils.command import CommandError, check
+
+
+# What setup reads of gather_subset's 'min' (ansible.builtin.setup's own list).
+MINIMAL_GATHER_SUBSET = frozenset(['apparmor', 'caps', 'cmdline', 'date_time', 'distribution', 'dns', 'env',
+                                   'fips', 'local', 'lsb', 'pkg_mgr', 'platform', 'python', 'selinux',
+                                   'service_mgr', 'ssh_pub_keys', 'user'])
+
+
+def ansible_facts(module, gather_subset, filter_spec):
+    """Ansible's facts of gather_subset whose names match filter_spec (all when
+    empty), named as ansible.builtin.setup names them."""
+    try:
+        collector = ansible_collector.get_ansible_collector(
+            all_collector_classes=default_collectors.collectors,
+            namespace=PrefixFactNamespace(namespace_name='ansible', prefix='ansible_'),
+            filter_spec=filter_spec, gather_subset=gather_subset, gather_timeout=10, minimal_gather_subset=MINIMAL_GATHER_SUBSET)
+    except (TypeError, CollectorNotFoundError) as e:
+        module.fail_json(msg='gather_subset %s: %s' % (gather_subset, e),
+                         fix="name subsets as ansible.builtin.setup's gather_subset does")
+    return collector.collect(module=module)
 
 
 def main():
     module = AnsibleModule(
         argument_spec=dict(gather=dict(type='list', elements='str', choices=['packages', 'services'],
                                        default=['packages', 'services']),
+                           gather_subset=dict(type='list', elements='str', default=[]),
+                           filter=dict(type='list', elements='str', default=[]),
                            packages=dict(type='list', elements='str', default=['*']),
                            services=dict(type='list', elements='str', default=['*'])),
         supports_check_mode=True)
     gather = module.params['gather']
     facts, result = {}, {}
+    if module.params['gather_subset']:
+        facts.update(ansible_facts(module, module.params['gather_subset'], module.params['filter']))
     try:
         if 'packages' in gather:
             if module.get_bin_path('dpkg-query'):

@@ -45,3 +45,20 @@ def test_every_service_a_role_starts_is_kept():
     services = named_in_role_vars(('_service',), jinja=False) | {'munge', 'slurmd', 'slurmctld', 'slurmdbd', 'gpuhpc-slurm-exporter'}
     assert {'prometheus-node-exporter', 'grafana-server', 'nvidia-dcgm-exporter'} <= services
     assert sorted(s for s in services if not kept(s, LISTS['__site_host_services'])) == []
+
+
+# Facts that are not Ansible's own (setup's): host_facts' and getent's.
+NOT_SETUP_FACTS = {'packages', 'services', 'getent_group'}
+
+
+def test_every_ansible_fact_the_collection_reads_is_kept():
+    read = set()
+    for pattern in ('roles/**/*.yml', 'roles/**/*.j2', 'playbooks/**/*.yml'):
+        for path in glob.glob(os.path.join(ROOT, pattern), recursive=True):
+            read.update(re.findall(r"ansible_facts(?:\[['\"](\w+)['\"]\]|\.(\w+))", open(path).read()))
+    read = {a or b for a, b in read}
+    # the compute nodes' Slurm node lines, read by the filter slurm_nodes
+    read.update(re.findall(r"'(memtotal_mb|processor_\w+)'", open(os.path.join(ROOT, 'plugins', 'filter', 'slurm.py')).read()))
+    assert {'os_family', 'distribution_major_version', 'memtotal_mb', 'processor_vcpus'} <= read
+    assert sorted(f for f in read - NOT_SETUP_FACTS
+                  if not kept('ansible_' + f, LISTS['__site_host_ansible_facts'])) == []

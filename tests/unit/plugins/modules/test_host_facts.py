@@ -1,0 +1,30 @@
+"""host_facts' own gathering of Ansible's facts (gather_subset, filter): the same
+names as ansible.builtin.setup's, in the same round trip as the packages."""
+from ansible_collections.gpuhpc.slurm.plugins.modules import host_facts
+
+
+def test_reads_a_subset_of_ansible_facts_under_setups_names(run_module):
+    result = run_module(host_facts.main, dict(gather=[], gather_subset=['!all', '!min', 'distribution', 'platform']))
+    facts = result['ansible_facts']
+    assert result['changed'] is False
+    assert {'ansible_distribution', 'ansible_os_family', 'ansible_architecture'} <= set(facts)
+    assert 'ansible_memtotal_mb' not in facts
+
+
+def test_filter_keeps_only_the_named_facts(run_module):
+    result = run_module(host_facts.main, dict(gather=[], gather_subset=['!all', '!min', 'distribution', 'hardware'],
+                                              filter=['ansible_os_family', 'ansible_memtotal_mb', 'ansible_processor_*']))
+    facts = result['ansible_facts']
+    assert {'ansible_os_family', 'ansible_memtotal_mb', 'ansible_processor_vcpus'} <= set(facts)
+    assert not {'ansible_distribution', 'ansible_mounts', 'ansible_processor', 'ansible_devices'} & set(facts)
+
+
+def test_no_subset_reads_none_of_ansibles_facts(run_module):
+    assert run_module(host_facts.main, dict(gather=[]))['ansible_facts'] == {}
+
+
+def test_a_bad_subset_names_the_option_and_the_fix(run_module):
+    result = run_module(host_facts.main, dict(gather=[], gather_subset=['bogus']))
+    assert result['failed'] is True
+    assert "gather_subset ['bogus']" in result['msg']
+    assert 'setup' in result['fix']
