@@ -156,6 +156,7 @@ PROBE = '''
     - ansible.builtin.include_role:
         name: gpuhpc.slurm.node_exporter
         tasks_from: probe
+        public: true
       vars:
         __node_exporter_bin: {fake}
         __node_exporter_pending: false
@@ -171,12 +172,17 @@ PROBE = '''
     (HELP_1_9, dict(node_exporter_collectors_enabled=['kernel_hung'], node_exporter_collectors_disabled=['wifi']),
      '--web.config.file', None),
     (HELP_1_9, dict(node_exporter_collectors_disabled=['arp']), None, 'arp'),
-    (HELP_1_3, {}, '--web.config', None),
+    (HELP_1_3, dict(web_config_result=dict(enabled=True)), '--web.config', None),
+    # Nothing to ask: no collector asked for, no web config flag to write.
+    (None, {}, '--web.config.file', None),
 ])
 def test_the_installed_binary_is_asked(tmp_path, help_text, group_vars, flag, missing):
     fake = tmp_path / 'node_exporter'
-    (tmp_path / 'help.txt').write_text(help_text)
-    fake.write_text(f'#!/bin/sh\n[ "$1" = --help ] && exec cat {tmp_path}/help.txt\nexit 2\n')
+    if help_text is None:
+        fake.write_text('#!/bin/sh\necho "asked although nothing needed the answer" >&2\nexit 2\n')
+    else:
+        (tmp_path / 'help.txt').write_text(help_text)
+        fake.write_text(f'#!/bin/sh\n[ "$1" = --help ] && exec cat {tmp_path}/help.txt\nexit 2\n')
     fake.chmod(0o755)
     rc, out = run(tmp_path, PROBE.format(fake=fake), group_vars)
     if missing:
