@@ -57,6 +57,14 @@ options:
     type: list
     elements: str
     default: []
+  paths:
+    description:
+      - Shell-style patterns of absolute paths (C(/etc/gpuhpc/web/*)) whose existing matches to report in the fact
+        C(paths); none by default.
+      - A role skips a round trip where the facts show that there is nothing to remove or nothing to look at.
+    type: list
+    elements: path
+    default: []
   packages:
     description:
       - Shell-style patterns of the package names to keep; C(*) keeps all.
@@ -107,6 +115,11 @@ EXAMPLES = r'''
     gather_subset: ['!all', '!min', hardware]
     filter: [ansible_memtotal_mb, 'ansible_processor_*']
 
+- name: Whether the NVIDIA driver is loaded, and which web config folders there are
+  gpuhpc.slurm.host_facts:
+    gather: []
+    paths: [/proc/driver/nvidia/version, /etc/gpuhpc/web/*]
+
 - name: Only Slurm's and munge's packages and services
   gpuhpc.slurm.host_facts:
     packages: ['slurm*', 'libslurm*', munge]
@@ -135,12 +148,21 @@ ansible_facts:
       type: dict
       returned: when O(gather) has C(services)
       sample: {"munge.service": {"name": "munge.service", "state": "running", "status": "enabled", "source": "systemd"}}
+    paths:
+      description:
+        - Each pattern of O(paths), then the sorted list of the paths that match it and exist (empty when none
+          does).
+      type: dict
+      returned: when O(paths) is not empty
+      sample: {"/etc/gpuhpc/web/*": ["/etc/gpuhpc/web/node_exporter"], "/proc/driver/nvidia/version": []}
 manager:
   description: The package database read, C(dpkg) or C(rpm).
   returned: when O(gather) has C(packages)
   type: str
   sample: dpkg
 '''
+
+import glob
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.facts import ansible_collector, default_collectors
@@ -176,6 +198,7 @@ def main():
                                        default=['packages', 'services']),
                            gather_subset=dict(type='list', elements='str', default=[]),
                            filter=dict(type='list', elements='str', default=[]),
+                           paths=dict(type='list', elements='path', default=[]),
                            packages=dict(type='list', elements='str', default=['*']),
                            services=dict(type='list', elements='str', default=['*'])),
         supports_check_mode=True)
@@ -183,6 +206,11 @@ def main():
     facts, result = {}, {}
     if module.params['gather_subset']:
         facts.update(ansible_facts(module, module.params['gather_subset'], module.params['filter']))
+    relative = [p for p in module.params['paths'] if not p.startswith('/')]
+    if relative:
+        module.fail_json(msg='paths: %s not absolute' % ', '.join(relative), fix='give each pattern from /')
+    if module.params['paths']:
+        facts['paths'] = dict((pattern, sorted(glob.glob(pattern))) for pattern in module.params['paths'])
     try:
         if 'packages' in gather:
             if module.get_bin_path('dpkg-query'):

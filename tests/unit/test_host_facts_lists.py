@@ -48,7 +48,7 @@ def test_every_service_a_role_starts_is_kept():
 
 
 # Facts that are not Ansible's own (setup's): host_facts' and getent's.
-NOT_SETUP_FACTS = {'packages', 'services', 'getent_group'}
+NOT_SETUP_FACTS = {'packages', 'services', 'paths', 'getent_group'}
 
 
 def test_every_ansible_fact_the_collection_reads_is_kept():
@@ -62,3 +62,15 @@ def test_every_ansible_fact_the_collection_reads_is_kept():
     assert {'os_family', 'distribution_major_version', 'memtotal_mb', 'processor_vcpus'} <= read
     assert sorted(f for f in read - NOT_SETUP_FACTS
                   if not kept('ansible_' + f, LISTS['__site_host_ansible_facts'])) == []
+
+
+def test_every_path_a_role_looks_for_is_read():
+    web = load_role_vars('web_config')
+    dcgm = load_role_vars('dcgm_exporter')
+    looked_for = {web['__web_config_folders'].replace('{{ __web_config_root }}', web['__web_config_root']),
+                  dcgm['__dcgm_exporter_driver_file']}
+    assert looked_for == set(LISTS['__site_host_paths'])
+
+
+def load_role_vars(role):
+    return yaml.safe_load(open(os.path.join(ROOT, 'roles', role, 'vars', 'main.yml')))

@@ -28,3 +28,18 @@ def test_a_bad_subset_names_the_option_and_the_fix(run_module):
     assert result['failed'] is True
     assert "gather_subset ['bogus']" in result['msg']
     assert 'setup' in result['fix']
+
+
+def test_paths_reports_each_patterns_existing_matches(run_module, tmp_path):
+    (tmp_path / 'web' / 'node_exporter').mkdir(parents=True)
+    (tmp_path / 'web' / 'prometheus').mkdir()
+    web, driver = str(tmp_path / 'web' / '*'), str(tmp_path / 'driver' / 'version')
+    facts = run_module(host_facts.main, dict(gather=[], paths=[web, driver]))['ansible_facts']
+    assert facts == {'paths': {web: [str(tmp_path / 'web' / 'node_exporter'), str(tmp_path / 'web' / 'prometheus')],
+                               driver: []}}
+
+
+def test_a_relative_path_pattern_is_refused(run_module):
+    result = run_module(host_facts.main, dict(gather=[], paths=['etc/*']))
+    assert result['failed'] is True
+    assert result['msg'] == 'paths: etc/* not absolute'
