@@ -48,6 +48,34 @@ def munge_key_error(value, name='munge_key'):
     return ''
 
 
+def munge_problems(settings):
+    """The munge role's input problems on one host, as messages naming the
+    variable and the fix ([] for good input); none contains the key.
+
+    settings: key (munge_key), others (the hosts of the play whose munge_key
+    differs from the first host's), first (that host), key_host
+    (munge_key_host), key_host_known (whether the inventory has that host),
+    num_threads."""
+    s = settings
+    problems = []
+    key = s.get('key') or ''
+    if key and munge_key_error(key, 'munge_key'):
+        problems.append(munge_key_error(key, 'munge_key'))
+    if s.get('others'):
+        problems.append('munge_key differs between %s and %s: a cluster has one munge key; define munge_key once '
+                        '(e.g. in group_vars/all) or on no host at all' % (s.get('first'), ', '.join(s['others'])))
+    if not key and not s.get('key_host_known'):
+        problems.append("munge_key_host '%s' is not a host of the inventory: name the host that holds (or should "
+                        "make) the munge key, or set munge_key" % s.get('key_host'))
+    try:
+        threads = int(s.get('num_threads'))
+    except (TypeError, ValueError):
+        threads = 0
+    if threads < 1:
+        problems.append('munge_num_threads is %s: give at least 1' % s.get('num_threads'))
+    return problems
+
+
 def prometheus_samples(text):
     """Read Prometheus' text exposition format into ``{series: value}``.
 
@@ -236,6 +264,7 @@ class FilterModule(object):
             'inventory_problems': inventory_problems,
             'key_sha256': key_sha256,
             'munge_key_error': munge_key_error,
+            'munge_problems': munge_problems,
             'packages_missing': packages_missing,
             'probe_address': probe_address,
             'prometheus_samples': prometheus_samples,

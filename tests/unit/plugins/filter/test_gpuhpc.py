@@ -9,6 +9,7 @@ from ansible_collections.gpuhpc.slurm.plugins.filter.gpuhpc import (
     inventory_problems,
     key_sha256,
     munge_key_error,
+    munge_problems,
     packages_missing,
     probe_address,
     prometheus_samples,
@@ -74,9 +75,34 @@ def test_munge_key_error():
     assert munge_key_error('%%%', 'vault_munge').startswith('vault_munge is not valid base64')
 
 
+GOOD_MUNGE = dict(key='', others=[], first='ctl', key_host='ctl', key_host_known=True, num_threads=2)
+
+
+def test_munge_problems_none_for_good_input():
+    assert munge_problems(GOOD_MUNGE) == []
+    assert munge_problems(dict(GOOD_MUNGE, key=base64.b64encode(b'k' * 32).decode(), key_host_known=False)) == []
+
+
+def test_munge_problems_each_names_the_variable_and_never_the_key():
+    key = base64.b64encode(b'short').decode()
+    problems = munge_problems(dict(GOOD_MUNGE, key=key, others=['gpu-01', 'gpu-02'], num_threads=0))
+    assert problems[0] == munge_key_error(key)
+    assert problems[1:] == [
+        'munge_key differs between ctl and gpu-01, gpu-02: a cluster has one munge key; define munge_key once '
+        '(e.g. in group_vars/all) or on no host at all',
+        'munge_num_threads is 0: give at least 1']
+    assert not any(key in p for p in problems)
+
+
+def test_munge_problems_key_host_only_matters_without_a_key():
+    assert munge_problems(dict(GOOD_MUNGE, key_host='nope', key_host_known=False)) == [
+        "munge_key_host 'nope' is not a host of the inventory: name the host that holds (or should make) the "
+        'munge key, or set munge_key']
+
+
 def test_filters_are_registered():
     assert set(FilterModule().filters()) == {'config_entries', 'failure_messages', 'gpg_fingerprints',
-                                             'inventory_problems', 'key_sha256', 'munge_key_error',
+                                             'inventory_problems', 'key_sha256', 'munge_key_error', 'munge_problems',
                                              'packages_missing', 'probe_address', 'prometheus_samples', 'renamed_vars',
                                              'scrape_targets', 'service_running'}
 
