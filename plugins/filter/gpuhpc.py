@@ -153,12 +153,14 @@ def service_running(name, services):
     return unit.get('state') == 'running' and unit.get('status') in ENABLED_STATES
 
 
-def config_entries(paths, owner=None, group=None, mode=None, state=None):
+def config_entries(paths, owner=None, group=None, mode=None, state=None, validate=None):
     """Entries of gpuhpc.slurm.config_files: a mapping of path to content
-    gives files; a list of paths gives folders (or `state`, e.g. absent)."""
+    gives files (each checked by `validate`, if given); a list of paths gives
+    folders (or `state`, e.g. absent)."""
     attrs = dict((k, v) for k, v in (('owner', owner), ('group', group), ('mode', mode)) if v is not None)
     if isinstance(paths, dict):
-        return [dict(attrs, path=path, content=content, state=state or 'file') for path, content in paths.items()]
+        checked = dict(attrs, validate=validate) if validate else attrs
+        return [dict(checked, path=path, content=content, state=state or 'file') for path, content in paths.items()]
     if isinstance(paths, str):
         raise AnsibleFilterError('config_entries: give a list of paths or a mapping of path to content, not a string')
     return [dict(attrs, path=path, state=state or 'directory') for path in paths]

@@ -6,7 +6,8 @@ check and diff mode: what gpuhpc.slurm.config_files and
 gpuhpc.slurm.slurm_config share.
 
 A spec is a dict: path, state (file, directory or absent), content (file),
-owner, group, mode. put(module, spec, diffs) returns whether the path changed
+validate (file: a command that checks the new content, %s its temporary
+file), owner, group, mode. put(module, spec, diffs) returns whether the path changed
 and appends what changed to diffs (Ansible's list-of-diffs form).
 """
 
@@ -15,6 +16,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import errno
+import fnmatch
 import os
 import shutil
 import tempfile
@@ -74,6 +76,21 @@ def _directory(module, spec, diffs):
     return changed
 
 
+def _validate(module, spec, tmp):
+    """Run the spec's validate command on the new content (tmp), as
+    ansible.builtin.copy's validate does; the old file stays when it fails."""
+    command = spec.get('validate')
+    if not command:
+        return
+    if '%s' not in command:
+        module.fail_json(msg="files[] entry %s: validate '%s' has no %%s for the file to check" % (spec['path'], command))
+    rc, out, err = module.run_command(command % tmp)
+    if rc != 0:
+        os.unlink(tmp)
+        module.fail_json(msg='%s was not changed: %s failed (rc %d): %s' % (spec['path'], command % spec['path'], rc,
+                                                                           (err or out).strip()))
+
+
 def _file(module, spec, diffs):
     path = spec['path']
     if spec.get('content') is None:
@@ -97,6 +114,7 @@ def _file(module, spec, diffs):
         try:
             with os.fdopen(fd, 'wb') as f:
                 f.write(new)
+            _validate(module, spec, tmp)
             module.atomic_move(tmp, path, unsafe_writes=False)
         except Exception:
             if os.path.exists(tmp):
@@ -111,6 +129,18 @@ def _file(module, spec, diffs):
 
 
 ACTIONS = dict(absent=_absent, directory=_directory, file=_file)
+
+
+def unlisted(folder, patterns, listed):
+    """The files of folder (not its subfolders) whose names match one of the
+    shell-style patterns and whose paths are not in listed, sorted; none when
+    the folder is missing (check mode before it is made)."""
+    if not os.path.isdir(folder):
+        return []
+    return sorted(os.path.join(folder, name) for name in os.listdir(folder)
+                  if any(fnmatch.fnmatchcase(name, p) for p in patterns)
+                  and os.path.join(folder, name) not in listed
+                  and not os.path.isdir(os.path.join(folder, name)))
 
 
 def read(path):

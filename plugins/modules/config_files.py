@@ -42,6 +42,20 @@ options:
       content:
         description: The file's whole content. Required with O(files[].state=file).
         type: str
+      validate:
+        description:
+          - A command that checks the new content before it replaces the file, with C(%s) for the file to check (a
+            temporary file in the same folder), as M(ansible.builtin.copy)'s C(validate). When it fails, the old
+            file stays and the module fails with the command's output.
+          - Not run in check mode, nor when the content is unchanged.
+        type: str
+      purge:
+        description:
+          - With O(files[].state=directory), shell-style patterns of file names (C(*.yml)): the files of this folder
+            that match one and that the call does not list are removed, after every entry is in place (rule files
+            a role no longer ships, say).
+        type: list
+        elements: str
       owner:
         description: Owner (name or uid); the current or default owner when not given.
         type: str
@@ -75,6 +89,15 @@ EXAMPLES = r"""
       - {path: /etc/slurm/gres.conf, state: absent}
   register: __files
   notify: Restart slurmd
+
+- name: Rule files, each checked by promtool; the folder keeps no others
+  gpuhpc.slurm.config_files:
+    files:
+      - {path: /etc/prometheus/rules, state: directory, mode: "0755", purge: ["*.yml", "*.yaml"]}
+      - path: /etc/prometheus/rules/slurm.yml
+        content: "{{ lookup('ansible.builtin.file', 'slurm.yml') }}"
+        mode: "0644"
+        validate: promtool check rules %s
 """
 
 RETURN = r"""
@@ -88,7 +111,7 @@ changed_paths:
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_native
-from ansible_collections.gpuhpc.slurm.plugins.module_utils.files import put
+from ansible_collections.gpuhpc.slurm.plugins.module_utils.files import put, unlisted
 
 
 def main():
@@ -98,6 +121,8 @@ def main():
                 path=dict(type='path', required=True),
                 state=dict(type='str', choices=['file', 'directory', 'absent'], default='file'),
                 content=dict(type='str'),
+                validate=dict(type='str'),
+                purge=dict(type='list', elements='str'),
                 owner=dict(type='str'),
                 group=dict(type='str'),
                 mode=dict(type='str'),
@@ -114,6 +139,12 @@ def main():
         except (IOError, OSError) as e:
             module.fail_json(msg='%s: %s' % (spec['path'], to_native(e)), changed=bool(changed_paths),
                              changed_paths=changed_paths)
+    listed = set(spec['path'] for spec in module.params['files'])
+    for spec in module.params['files']:
+        if spec.get('purge') and spec.get('state') == 'directory':
+            for path in unlisted(spec['path'], spec['purge'], listed):
+                if put(module, dict(path=path, state='absent'), diffs):
+                    changed_paths.append(path)
     result = dict(changed=bool(changed_paths), changed_paths=changed_paths)
     if module._diff:
         result['diff'] = diffs

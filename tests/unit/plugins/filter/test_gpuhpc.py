@@ -168,6 +168,8 @@ def test_config_entries():
     assert config_entries({'/a/x.json': '{}'}, group='grafana', mode='0644') == [
         dict(path='/a/x.json', content='{}', state='file', group='grafana', mode='0644')]
     assert config_entries(['/a'], state='absent') == [dict(path='/a', state='absent')]
+    assert config_entries({'/r/a.yml': 'groups: []\n'}, validate='promtool check rules %s') == [
+        dict(path='/r/a.yml', content='groups: []\n', state='file', validate='promtool check rules %s')]
     with pytest.raises(AnsibleFilterError):
         config_entries('/a')
 

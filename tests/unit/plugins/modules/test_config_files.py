@@ -80,3 +80,40 @@ def test_a_folder_gets_its_missing_parents(run_module, tmp_path):
     result = run_module(config_files.main, dict(files=[dict(path=str(deep), state='directory', mode='0750')]))
     assert result['changed_paths'] == [str(deep)]
     assert mode(str(deep)) == 0o750
+
+
+def test_validate_checks_the_new_content_before_it_replaces_the_file(run_module, tmp_path):
+    conf = tmp_path / 'a.conf'
+    conf.write_text('good\n')
+    check = "grep -q good %s"
+    result = run_module(config_files.main, dict(files=[dict(path=str(conf), content='bad\n', validate=check)]))
+    assert result['failed'] is True
+    assert result['msg'].startswith('%s was not changed: grep -q good %s failed (rc 1)' % (conf, conf))
+    assert conf.read_text() == 'good\n'
+    assert sorted(os.listdir(str(tmp_path))) == ['a.conf']
+    result = run_module(config_files.main, dict(files=[dict(path=str(conf), content='still good\n', validate=check)]))
+    assert result['changed'] is True
+    assert conf.read_text() == 'still good\n'
+
+
+def test_validate_needs_a_placeholder(run_module, tmp_path):
+    result = run_module(config_files.main, dict(files=[dict(path=str(tmp_path / 'a'), content='x', validate='true')]))
+    assert result['failed'] is True
+    assert "validate 'true' has no %s" in result['msg']
+
+
+def test_purge_removes_the_unlisted_files_that_match(run_module, tmp_path):
+    rules = tmp_path / 'rules'
+    rules.mkdir()
+    for name in ('old.yml', 'keep.yml', 'notes.txt'):
+        (rules / name).write_text('x\n')
+    (rules / 'sub.yml').mkdir()
+    files = [dict(path=str(rules), state='directory', purge=['*.yml', '*.yaml']),
+             dict(path=str(rules / 'keep.yml'), content='x\n')]
+    check = run_module(config_files.main, dict(files=files), check_mode=True)
+    assert check['changed_paths'] == [str(rules / 'old.yml')]
+    assert (rules / 'old.yml').exists()
+    result = run_module(config_files.main, dict(files=files))
+    assert result['changed_paths'] == [str(rules / 'old.yml')]
+    assert sorted(os.listdir(str(rules))) == ['keep.yml', 'notes.txt', 'sub.yml']
+    assert run_module(config_files.main, dict(files=files))['changed'] is False
