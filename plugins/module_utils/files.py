@@ -87,8 +87,8 @@ def _validate(module, spec, tmp):
     rc, out, err = module.run_command(command % tmp)
     if rc != 0:
         os.unlink(tmp)
-        module.fail_json(msg='%s was not changed: %s failed (rc %d): %s' % (spec['path'], command % spec['path'], rc,
-                                                                           (err or out).strip()))
+        module.fail_json(msg='%s was not changed: %s failed (rc %d): %s'
+                         % (spec['path'], command % spec['path'], rc, (err or out).strip()))
 
 
 def _file(module, spec, diffs):

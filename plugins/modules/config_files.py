@@ -51,9 +51,9 @@ options:
         type: str
       purge:
         description:
-          - With O(files[].state=directory), shell-style patterns of file names (C(*.yml)): the files of this folder
-            that match one and that the call does not list are removed, after every entry is in place (rule files
-            a role no longer ships, say).
+          - With O(files[].state=directory), shell-style patterns of file names, such as C(*.yml). The files of this
+            folder that match one and that the call does not list are removed, after every entry is in place (rule
+            files a role no longer ships, say).
         type: list
         elements: str
       owner:
