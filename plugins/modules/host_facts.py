@@ -35,10 +35,14 @@ requirements:
   - dpkg-query (Debian, Ubuntu) or rpm (Rocky, RHEL) on the target; systemctl for O(gather=services).
 options:
   gather:
-    description: What to read.
+    description:
+      - What to read.
+      - V(cpu_memory) reads the processor and memory facts of M(ansible.builtin.setup)'s C(hardware) subset
+        (C(ansible_processor_vcpus), C(ansible_memtotal_mb), ...), as setup computes them, without the rest of that
+        subset (mounts, block devices, DMI, LVM), which can take seconds on a host with many of them. Linux only.
     type: list
     elements: str
-    choices: [packages, services]
+    choices: [packages, services, cpu_memory]
     default: [packages, services]
   gather_subset:
     description:
@@ -52,6 +56,7 @@ options:
     description:
       - Shell-style patterns of the names of O(gather_subset)'s facts to keep, as M(ansible.builtin.setup)'s
         C(filter) (e.g. C(ansible_distribution*)); all by default.
+      - Applies to the facts of O(gather=cpu_memory) too.
       - The hardware subset names every processor, mount and device; Ansible copies a host's facts for every task
         it runs there, so a short list makes a run with many tasks cheaper.
     type: list
@@ -111,9 +116,9 @@ EXAMPLES = r'''
 
 - name: Of the hardware, the memory and the processor counts only
   gpuhpc.slurm.host_facts:
-    gather: []
-    gather_subset: ['!all', '!min', hardware]
-    filter: [ansible_memtotal_mb, 'ansible_processor_*']
+    gather: [cpu_memory]
+    gather_subset: ['!all', '!min', platform]
+    filter: [ansible_architecture, ansible_memtotal_mb, 'ansible_processor_*']
 
 - name: Whether the NVIDIA driver is loaded, and which web config folders there are
   gpuhpc.slurm.host_facts:
@@ -129,8 +134,8 @@ EXAMPLES = r'''
 RETURN = r'''
 ansible_facts:
   description:
-    - The facts C(packages) and C(services), as O(gather) asks, and those of O(gather_subset) (see
-      M(ansible.builtin.setup)).
+    - The facts C(packages) and C(services), and the processor and memory facts, as O(gather) asks, and those of
+      O(gather_subset) (see M(ansible.builtin.setup)).
   returned: success
   type: dict
   contains:
@@ -162,11 +167,14 @@ manager:
   sample: dpkg
 '''
 
+import fnmatch
 import glob
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.common.locale import get_best_parsable_locale
 from ansible.module_utils.facts import ansible_collector, default_collectors
 from ansible.module_utils.facts.collector import CollectorNotFoundError
+from ansible.module_utils.facts.hardware.linux import LinuxHardware
 from ansible.module_utils.facts.namespace import PrefixFactNamespace
 from ansible_collections.gpuhpc.slurm.plugins.module_utils import installed
 from ansible_collections.gpuhpc.slurm.plugins.module_utils.command import CommandError, check
@@ -192,9 +200,21 @@ def ansible_facts(module, gather_subset, filter_spec):
     return collector.collect(module=module)
 
 
+def cpu_memory(module, collected, filter_spec):
+    """The processor and memory facts of setup's hardware subset, computed
+    as setup computes them (collected: the facts read so far, whose
+    architecture picks how /proc/cpuinfo is read), named as setup names them."""
+    locale = get_best_parsable_locale(module)
+    module.run_command_environ_update = {'LANG': locale, 'LC_ALL': locale, 'LC_NUMERIC': locale}
+    hardware = LinuxHardware(module)
+    found = dict(hardware.get_cpu_facts(collected_facts=collected), **hardware.get_memory_facts())
+    return dict(('ansible_' + name, value) for name, value in found.items()
+                if not filter_spec or any(fnmatch.fnmatchcase('ansible_' + name, p) for p in filter_spec))
+
+
 def main():
     module = AnsibleModule(
-        argument_spec=dict(gather=dict(type='list', elements='str', choices=['packages', 'services'],
+        argument_spec=dict(gather=dict(type='list', elements='str', choices=['packages', 'services', 'cpu_memory'],
                                        default=['packages', 'services']),
                            gather_subset=dict(type='list', elements='str', default=[]),
                            filter=dict(type='list', elements='str', default=[]),
@@ -206,6 +226,8 @@ def main():
     facts, result = {}, {}
     if module.params['gather_subset']:
         facts.update(ansible_facts(module, module.params['gather_subset'], module.params['filter']))
+    if 'cpu_memory' in gather:
+        facts.update(cpu_memory(module, facts, module.params['filter']))
     relative = [p for p in module.params['paths'] if not p.startswith('/')]
     if relative:
         module.fail_json(msg='paths: %s not absolute' % ', '.join(relative), fix='give each pattern from /')

@@ -43,3 +43,14 @@ def test_a_relative_path_pattern_is_refused(run_module):
     result = run_module(host_facts.main, dict(gather=[], paths=['etc/*']))
     assert result['failed'] is True
     assert result['msg'] == 'paths: etc/* not absolute'
+
+
+def test_cpu_memory_are_setups_processor_and_memory_facts_without_the_rest(run_module):
+    facts = run_module(host_facts.main, dict(gather=['cpu_memory'], gather_subset=['!all', '!min', 'platform'],
+                                             filter=['ansible_architecture', 'ansible_memtotal_mb',
+                                                     'ansible_processor_*']))['ansible_facts']
+    hardware = run_module(host_facts.main, dict(gather=[], gather_subset=['!all', '!min', 'hardware'],
+                                                filter=['ansible_processor_*']))['ansible_facts']
+    assert {k: v for k, v in facts.items() if k.startswith('ansible_processor_')} == hardware
+    assert facts['ansible_memtotal_mb'] > 0
+    assert 'ansible_mounts' not in facts and 'ansible_processor' not in facts
