@@ -62,6 +62,15 @@ SYSTEMCTL_UNITS = ['systemctl', 'list-units', '--type=service', '--all', '--plai
 SYSTEMCTL_UNIT_FILES = ['systemctl', 'list-unit-files', '--type=service', '--plain', '--no-legend', '--no-pager']
 
 
+def unit_patterns(globs):
+    """The unit patterns to give SYSTEMCTL_UNITS and SYSTEMCTL_UNIT_FILES, so
+    that systemd lists only the units `globs` keep (see matching): [] (all)
+    for '*'. list-unit-files reads every unit file on disk to list them all
+    (0.2 s on a lab container), and a dozen patterns in 10 ms."""
+    globs = [g[:-len('.service')] if g.endswith('.service') else g for g in globs]
+    return [] if '*' in globs else [g + '.service' for g in globs]
+
+
 def parse_services(units, unit_files):
     """systemctl list-units and list-unit-files output (SYSTEMCTL_UNITS, SYSTEMCTL_UNIT_FILES) ->
     {unit: {name, state, status, source}} in the shape of ansible.builtin.service_facts' systemd services.

@@ -245,8 +245,9 @@ def main():
             facts['packages'] = installed.matching(parse(check(argv, timeout=120)), module.params['packages'])
             result['manager'] = manager
         if 'services' in gather:
-            services = installed.parse_services(check(installed.SYSTEMCTL_UNITS, timeout=60),
-                                                check(installed.SYSTEMCTL_UNIT_FILES, timeout=60))
+            patterns = installed.unit_patterns(module.params['services'])
+            services = installed.parse_services(check(installed.SYSTEMCTL_UNITS + patterns, timeout=60),
+                                                check(installed.SYSTEMCTL_UNIT_FILES + patterns, timeout=60))
             facts['services'] = installed.matching(services, module.params['services'])
     except CommandError as e:
         module.fail_json(msg=e.message, fix='see why the command failed on the host (package database, systemd)')

@@ -87,3 +87,20 @@ def test_matching_keeps_what_the_globs_name():
     assert {'munge', 'slurmd', 'slurm-client'} <= set(kept)
     assert all(n == 'munge' or n.startswith('slurm') for n in kept)
     assert kept['munge'] == packages['munge']
+
+
+SITE_SERVICES = ['munge', 'slurm*', 'prometheus*', 'node_exporter', 'grafana-server', 'gpuhpc-slurm-exporter',
+                 'nvidia-dcgm*']
+
+
+def test_unit_patterns_ask_systemd_for_what_matching_keeps():
+    patterns = installed.unit_patterns(SITE_SERVICES + ['munge.service'])
+    assert patterns[:3] == ['munge.service', 'slurm*.service', 'prometheus*.service']
+    assert installed.unit_patterns(['munge', '*']) == []
+    # systemctl given those patterns (captured on a lab GPU node) lists what
+    # matching keeps of its whole lists (captured on the same kind of host)
+    asked = installed.parse_services(fixture('systemctl-units-trixie-gpu-node-patterns.txt'),
+                                     fixture('systemctl-unit-files-trixie-gpu-node-patterns.txt'))
+    whole = installed.parse_services(fixture('systemctl-units-trixie-gpu-node.txt'),
+                                     fixture('systemctl-unit-files-trixie-gpu-node.txt'))
+    assert asked == installed.matching(whole, SITE_SERVICES)
