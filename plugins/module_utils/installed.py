@@ -117,3 +117,19 @@ def matching(facts, globs):
         return facts
     return dict((k, v) for k, v in facts.items()
                 if any(fnmatch.fnmatchcase(k[:-len('.service')] if k.endswith('.service') else k, g) for g in globs))
+
+
+# The TCP sockets of the host's network namespace (IPv4 and IPv6).
+PROC_NET_TCP = ('/proc/net/tcp', '/proc/net/tcp6')
+
+
+def parse_tcp_listening(texts):
+    """/proc/net/tcp and /proc/net/tcp6 contents -> the sorted TCP ports that a
+    socket listens on (state 0A), on any address."""
+    ports = set()
+    for text in texts:
+        for line in text.splitlines()[1:]:
+            fields = line.split()
+            if len(fields) > 3 and fields[3] == '0A' and ':' in fields[1]:
+                ports.add(int(fields[1].rsplit(':', 1)[1], 16))
+    return sorted(ports)

@@ -40,9 +40,11 @@ options:
       - V(cpu_memory) reads the processor and memory facts of M(ansible.builtin.setup)'s C(hardware) subset
         (C(ansible_processor_vcpus), C(ansible_memtotal_mb), ...), as setup computes them, without the rest of that
         subset (mounts, block devices, DMI, LVM), which can take seconds on a host with many of them. Linux only.
+      - V(ports) reads the TCP ports that a socket listens on (C(/proc/net/tcp), C(tcp6)), so that a role need not
+        wait for a port that was open before the run and that nothing restarted since. Linux only.
     type: list
     elements: str
-    choices: [packages, services, cpu_memory]
+    choices: [packages, services, cpu_memory, ports]
     default: [packages, services]
   gather_subset:
     description:
@@ -146,6 +148,12 @@ ansible_facts:
       type: dict
       returned: when O(gather) has C(packages)
       sample: {"munge": [{"name": "munge", "version": "0.5.16-1", "arch": "amd64", "source": "apt"}]}
+    tcp_listening:
+      description: The TCP ports that a socket listens on, on any address, sorted.
+      type: list
+      elements: int
+      returned: when O(gather) has C(ports)
+      sample: [22, 6818, 9100]
     services:
       description:
         - Unit name -> C(name), C(state) (C(running), C(stopped), C(failed), C(inactive) or C(unknown)),
@@ -200,6 +208,15 @@ def ansible_facts(module, gather_subset, filter_spec):
     return collector.collect(module=module)
 
 
+def read_text(path):
+    """A file's text; '' where there is none (no IPv6)."""
+    try:
+        with open(path) as f:
+            return f.read()
+    except (IOError, OSError):
+        return ''
+
+
 def cpu_memory(module, collected, filter_spec):
     """The processor and memory facts of setup's hardware subset, computed
     as setup computes them (collected: the facts read so far, whose
@@ -214,7 +231,7 @@ def cpu_memory(module, collected, filter_spec):
 
 def main():
     module = AnsibleModule(
-        argument_spec=dict(gather=dict(type='list', elements='str', choices=['packages', 'services', 'cpu_memory'],
+        argument_spec=dict(gather=dict(type='list', elements='str', choices=['packages', 'services', 'cpu_memory', 'ports'],
                                        default=['packages', 'services']),
                            gather_subset=dict(type='list', elements='str', default=[]),
                            filter=dict(type='list', elements='str', default=[]),
@@ -226,6 +243,8 @@ def main():
     facts, result = {}, {}
     if module.params['gather_subset']:
         facts.update(ansible_facts(module, module.params['gather_subset'], module.params['filter']))
+    if 'ports' in gather:
+        facts['tcp_listening'] = installed.parse_tcp_listening(read_text(p) for p in installed.PROC_NET_TCP)
     if 'cpu_memory' in gather:
         facts.update(cpu_memory(module, facts, module.params['filter']))
     relative = [p for p in module.params['paths'] if not p.startswith('/')]

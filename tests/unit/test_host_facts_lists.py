@@ -48,7 +48,7 @@ def test_every_service_a_role_starts_is_kept():
 
 
 # Facts that are not Ansible's own (setup's): host_facts' and getent's.
-NOT_SETUP_FACTS = {'packages', 'services', 'paths', 'getent_group'}
+NOT_SETUP_FACTS = {'packages', 'services', 'paths', 'tcp_listening', 'getent_group'}
 
 
 def test_every_ansible_fact_the_collection_reads_is_kept():

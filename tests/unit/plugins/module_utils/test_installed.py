@@ -104,3 +104,12 @@ def test_unit_patterns_ask_systemd_for_what_matching_keeps():
     whole = installed.parse_services(fixture('systemctl-units-trixie-gpu-node.txt'),
                                      fixture('systemctl-unit-files-trixie-gpu-node.txt'))
     assert asked == installed.matching(whole, SITE_SERVICES)
+
+
+def test_tcp_listening_is_what_ss_lists_on_the_same_host():
+    ports = installed.parse_tcp_listening([fixture('proc-net-tcp-trixie-gpu-node.txt'),
+                                           fixture('proc-net-tcp6-trixie-gpu-node.txt')])
+    ss = sorted(set(int(line.split()[3].rsplit(':', 1)[1]) for line in fixture('ss-ltn-trixie-gpu-node.txt').splitlines()))
+    assert ports == ss
+    assert {6818, 9100} <= set(ports)
+    assert installed.parse_tcp_listening(['', '']) == []

@@ -54,3 +54,17 @@ def test_cpu_memory_are_setups_processor_and_memory_facts_without_the_rest(run_m
     assert {k: v for k, v in facts.items() if k.startswith('ansible_processor_')} == hardware
     assert facts['ansible_memtotal_mb'] > 0
     assert 'ansible_mounts' not in facts and 'ansible_processor' not in facts
+
+
+def test_ports_are_the_tcp_ports_listening_here(run_module):
+    import socket
+    server = socket.socket()
+    server.bind(('127.0.0.1', 0))
+    server.listen(1)
+    port = server.getsockname()[1]
+    try:
+        facts = run_module(host_facts.main, dict(gather=['ports']))['ansible_facts']
+    finally:
+        server.close()
+    assert port in facts['tcp_listening']
+    assert facts['tcp_listening'] == sorted(facts['tcp_listening'])
