@@ -83,6 +83,8 @@ options:
   services:
     description:
       - Shell-style patterns of the units to keep, with or without C(.service); C(*) keeps all.
+      - Other patterns are passed to C(systemctl), which then reads only the unit files they name (C(list-unit-files)
+        reads every unit file on disk otherwise).
     type: list
     elements: str
     default: ['*']
@@ -208,6 +210,17 @@ def ansible_facts(module, gather_subset, filter_spec):
     return collector.collect(module=module)
 
 
+def systemctl(argv):
+    """systemctl's list; '' where it names patterns and no unit matches them
+    (systemd 252 and 257 exit 1 then, and print nothing)."""
+    try:
+        return check(argv, timeout=60)
+    except CommandError as e:
+        if e.rc == 1 and not e.stdout.strip() and not e.stderr.strip():
+            return ''
+        raise
+
+
 def read_text(path):
     """A file's text; '' where there is none (no IPv6)."""
     try:
@@ -265,8 +278,8 @@ def main():
             result['manager'] = manager
         if 'services' in gather:
             patterns = installed.unit_patterns(module.params['services'])
-            services = installed.parse_services(check(installed.SYSTEMCTL_UNITS + patterns, timeout=60),
-                                                check(installed.SYSTEMCTL_UNIT_FILES + patterns, timeout=60))
+            services = installed.parse_services(systemctl(installed.SYSTEMCTL_UNITS + patterns),
+                                                systemctl(installed.SYSTEMCTL_UNIT_FILES + patterns))
             facts['services'] = installed.matching(services, module.params['services'])
     except CommandError as e:
         module.fail_json(msg=e.message, fix='see why the command failed on the host (package database, systemd)')

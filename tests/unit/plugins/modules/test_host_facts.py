@@ -1,5 +1,7 @@
 """host_facts' own gathering of Ansible's facts (gather_subset, filter): the same
 names as ansible.builtin.setup's, in the same round trip as the packages."""
+import os
+
 from ansible_collections.gpuhpc.slurm.plugins.modules import host_facts
 
 
@@ -68,3 +70,25 @@ def test_ports_are_the_tcp_ports_listening_here(run_module):
         server.close()
     assert port in facts['tcp_listening']
     assert facts['tcp_listening'] == sorted(facts['tcp_listening'])
+
+
+def fake_systemctl(tmp_path, monkeypatch, script):
+    tool = tmp_path / 'systemctl'
+    tool.write_text('#!/bin/sh\n' + script)
+    tool.chmod(0o755)
+    monkeypatch.setenv('PATH', '%s:%s' % (tmp_path, os.environ['PATH']))
+
+
+def test_no_unit_matching_the_patterns_is_no_service(run_module, tmp_path, monkeypatch):
+    # systemd 252 (Debian 12) and 257 (Debian 13): `list-unit-files PATTERN...`
+    # exits 1 and prints nothing where no unit file matches, as on a new host
+    fake_systemctl(tmp_path, monkeypatch, 'exit 1\n')
+    result = run_module(host_facts.main, dict(gather=['services'], services=['munge', 'slurm*']))
+    assert result['ansible_facts'] == {'services': {}}
+
+
+def test_a_systemctl_that_fails_with_a_message_fails_the_module(run_module, tmp_path, monkeypatch):
+    fake_systemctl(tmp_path, monkeypatch, 'echo "Failed to connect to bus: Host is down" >&2\nexit 1\n')
+    result = run_module(host_facts.main, dict(gather=['services'], services=['munge']))
+    assert result['failed'] is True
+    assert 'Failed to connect to bus' in result['msg']
