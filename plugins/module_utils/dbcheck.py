@@ -12,14 +12,12 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import importlib.util
 import re
 
-try:
-    import pymysql
-    HAS_PYMYSQL = True
-except ImportError:  # pragma: no cover - reported by the module
-    pymysql = None
-    HAS_PYMYSQL = False
+# PyMySQL is imported by connect() only: the slurm filter file imports this
+# module for its release table, and Ansible loads each filter file of the
+# collection in every task's worker that looks up one of its filters.
 
 # The one table of Slurm releases: (first release, schema version it writes,
 # oldest schema version it converts, oldest release it upgrades from in place).
@@ -194,6 +192,11 @@ def classify_connect_error(exc, host, port):
                    'check the connection parameters')
 
 
+def have_pymysql():
+    """Whether the host's Python has PyMySQL (without importing it)."""
+    return importlib.util.find_spec('pymysql') is not None
+
+
 def connect(params):
     """Open one connection with the module's login_* / TLS parameters.
 
@@ -202,6 +205,7 @@ def connect(params):
     session is plaintext, as slurmdbd's is without SSL_CA / SSL_CERT (PyMySQL
     would otherwise try unverified TLS on its own).
     """
+    import pymysql
     ssl = None
     if params.get('ca_cert') or params.get('client_cert'):
         ssl = {}

@@ -289,7 +289,7 @@ def main():
         ),
         supports_check_mode=True,
     )
-    if not dbcheck.HAS_PYMYSQL:
+    if not dbcheck.have_pymysql():
         module.fail_json(msg=missing_required_lib('PyMySQL (Debian: python3-pymysql)'))
     p = module.params
     for name in ('innodb_buffer_pool_size', 'innodb_log_file_size', 'max_allowed_packet'):

@@ -17,17 +17,15 @@ __metaclass__ = type
 import datetime
 import fcntl
 import hashlib
+import importlib.util
 import ipaddress
 import json
 import os
 
-try:
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
-except ImportError:
-    x509 = None
+# cryptography is imported by the functions that use it, as bcrypt is: the
+# web_config filter file imports this module, and Ansible loads each filter
+# file of the collection in every task's worker that looks up one of its
+# filters (tens of milliseconds per worker for cryptography alone).
 
 # A certificate is made again when it has less than this left.
 RENEW_BEFORE = datetime.timedelta(days=30)
@@ -61,6 +59,7 @@ def san_names(names):
 
 
 def _general_names(names):
+    from cryptography import x509
     out = []
     for name in san_names(names):
         try:
@@ -72,6 +71,7 @@ def _general_names(names):
 
 def cert_names(cert):
     """The subject alternative names of a certificate, as san_names gives them."""
+    from cryptography import x509
     try:
         ext = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
     except x509.ExtensionNotFound:
@@ -81,11 +81,13 @@ def cert_names(cert):
 
 
 def _key_pem(key):
+    from cryptography.hazmat.primitives import serialization
     return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
                              serialization.NoEncryption()).decode()
 
 
 def _cert_pem(cert):
+    from cryptography.hazmat.primitives import serialization
     return cert.public_bytes(serialization.Encoding.PEM).decode()
 
 
@@ -98,6 +100,8 @@ def _write(path, text, mode):
 
 
 def _load_ca(cert_path, key_path):
+    from cryptography import x509
+    from cryptography.hazmat.primitives import serialization
     try:
         with open(cert_path, 'rb') as f:
             cert = x509.load_pem_x509_certificate(f.read())
@@ -111,6 +115,10 @@ def _load_ca(cert_path, key_path):
 
 def make_ca(common_name, days=3650):
     """A new self-signed CA: (certificate, key)."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
     key = ec.generate_private_key(ec.SECP256R1())
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
     now = _now()
@@ -128,6 +136,10 @@ def make_ca(common_name, days=3650):
 
 def make_host_cert(host, names, ca_cert, ca_key, days):
     """A server certificate for host, for every name in names, signed by the CA: (certificate, key)."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
     key = ec.generate_private_key(ec.SECP256R1())
     now = _now()
     cert = (x509.CertificateBuilder()
@@ -150,6 +162,7 @@ def make_host_cert(host, names, ca_cert, ca_key, days):
 
 def host_cert_current(cert, names, ca_cert, now=None):
     """Whether cert may stay: issued by the CA, for exactly these names, not about to expire."""
+    from cryptography import x509
     now = now or _now()
     try:
         aki = cert.extensions.get_extension_for_class(x509.AuthorityKeyIdentifier).value.key_identifier
@@ -207,7 +220,8 @@ NO_CRYPTOGRAPHY = ('web_config_enabled makes certificates on the Ansible control
 
 def have_cryptography():
     """Whether the controller's Python can make certificates."""
-    return x509 is not None
+    # Without importing it: the preflight asks this on every host.
+    return importlib.util.find_spec('cryptography') is not None
 
 
 def ensure(pki_dir, host, names, days=825, ca_cert_path='', ca_key_path='', ca_name='gpuhpc.slurm cluster CA',
@@ -221,6 +235,8 @@ def ensure(pki_dir, host, names, days=825, ca_cert_path='', ca_key_path='', ca_n
     """
     if not have_cryptography():
         raise PkiError(NO_CRYPTOGRAPHY)
+    from cryptography import x509
+    from cryptography.hazmat.primitives import serialization
     if not san_names(names):
         raise PkiError('no name to put in the certificate of %s' % host)
     lock_path, made = _checked(pki_dir, ca_cert_path, ca_key_path), []

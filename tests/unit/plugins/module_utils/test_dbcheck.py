@@ -130,7 +130,8 @@ def test_bad_size():
     (2003, "Can't connect to MySQL server on 'db' ([Errno -2] Name or service not known)", 'host_unresolvable'),
 ])
 def test_connect_errors(errno, text, code):
-    err = dbcheck.pymysql.err.OperationalError(errno, text)
+    import pymysql
+    err = pymysql.err.OperationalError(errno, text)
     found = dbcheck.classify_connect_error(err, 'db', 3306)
     assert found['code'] == code
     assert found['severity'] == 'error'
