@@ -21,7 +21,9 @@ description:
     C(ansible.posix.profile_roles) counts them; fact gathering counts as
     C(gather_facts), a play's own tasks as C(play).
   - A host's remote tasks are the results that ran a module on that host (not
-    skipped, not an action that runs on the controller only, not delegated).
+    skipped, not an action that runs on the controller only, not delegated,
+    not a result with C(host_contacted=false), from a file module's action that
+    found its files in place by the run's file record).
 requirements:
   - enabled in callbacks_enabled
 '''
@@ -89,7 +91,8 @@ class CallbackModule(CallbackBase):
         task = result._task
         if kind == 'skipped':
             counts['skipped'] += 1
-        elif _action(task) in CONTROLLER_ONLY or task.delegate_to in ('localhost', '127.0.0.1'):
+        elif (_action(task) in CONTROLLER_ONLY or task.delegate_to in ('localhost', '127.0.0.1')
+              or result._result.get('host_contacted') is False):
             counts['controller'] += 1
         else:
             counts['remote'] += 1

@@ -19,6 +19,10 @@ description:
     per file would cost one round trip to the host each; the roles of the collection render the contents on the
     controller (C(lookup('ansible.builtin.template', ...))) and pass them here.
   - Returns the paths that changed, so that a role can tell which change needs which handler.
+  - Where the fact C(file_states) (M(gpuhpc.slurm.host_facts) option C(files), read by site.yml at the start of
+    the run) shows every path of the call in place as asked, the action returns unchanged without contacting the
+    host (C(host_contacted=false)); a path no pattern of that fact covers, a delegated task, or no such fact: the
+    module runs.
 options:
   files:
     description:
@@ -101,6 +105,10 @@ EXAMPLES = r"""
 """
 
 RETURN = r"""
+host_contacted:
+  description: False where the run's C(file_states) fact showed everything in place and the host was not contacted.
+  type: bool
+  returned: when false
 changed_paths:
   description: The paths that changed (content, existence, owner, group or mode), in the order given.
   type: list

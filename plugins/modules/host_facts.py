@@ -72,6 +72,17 @@ options:
     type: list
     elements: path
     default: []
+  files:
+    description:
+      - Shell-style patterns of absolute paths (glob's rules) of the files and folders the roles manage. Each
+        existing match is reported in the fact C(file_states) with its kind, owner, group, mode and, for a file
+        of up to 1 MiB, the SHA-256 of its content; none by default.
+      - M(gpuhpc.slurm.config_files) compares its files with this fact and contacts the host only where one
+        differs, or where no pattern covers its path. The fact is read at the start of the run (site.yml's
+        facts play): a file changed by hand after that is found by the next run.
+    type: list
+    elements: path
+    default: []
   packages:
     description:
       - Shell-style patterns of the package names to keep; C(*) keeps all.
@@ -170,6 +181,15 @@ ansible_facts:
       type: dict
       returned: when O(paths) is not empty
       sample: {"/etc/gpuhpc/web/*": ["/etc/gpuhpc/web/node_exporter"], "/proc/driver/nvidia/version": []}
+    file_states:
+      description:
+        - C(patterns), the patterns of O(files); C(paths), each existing match -> C(state) (C(file),
+          C(directory), C(link) or C(other)), C(mode) (octal string), C(owner), C(group), C(uid), C(gid) and,
+          for a file of up to 1 MiB, C(sha256).
+      type: dict
+      returned: when O(files) is not empty
+      sample: {"patterns": ["/etc/default/munge"], "paths": {"/etc/default/munge": {"state": "file", "mode": "0644",
+               "owner": "root", "group": "root", "uid": 0, "gid": 0, "sha256": "9f86d08..."}}}
 manager:
   description: The package database read, C(dpkg) or C(rpm).
   returned: when O(gather) has C(packages)
@@ -186,7 +206,7 @@ from ansible.module_utils.facts import ansible_collector, default_collectors
 from ansible.module_utils.facts.collector import CollectorNotFoundError
 from ansible.module_utils.facts.hardware.linux import LinuxHardware
 from ansible.module_utils.facts.namespace import PrefixFactNamespace
-from ansible_collections.gpuhpc.slurm.plugins.module_utils import installed
+from ansible_collections.gpuhpc.slurm.plugins.module_utils import file_states, installed
 from ansible_collections.gpuhpc.slurm.plugins.module_utils.command import CommandError, check
 
 
@@ -249,6 +269,7 @@ def main():
                            gather_subset=dict(type='list', elements='str', default=[]),
                            filter=dict(type='list', elements='str', default=[]),
                            paths=dict(type='list', elements='path', default=[]),
+                           files=dict(type='list', elements='path', default=[]),
                            packages=dict(type='list', elements='str', default=['*']),
                            services=dict(type='list', elements='str', default=['*'])),
         supports_check_mode=True)
@@ -260,11 +281,14 @@ def main():
         facts['tcp_listening'] = installed.parse_tcp_listening(read_text(p) for p in installed.PROC_NET_TCP)
     if 'cpu_memory' in gather:
         facts.update(cpu_memory(module, facts, module.params['filter']))
-    relative = [p for p in module.params['paths'] if not p.startswith('/')]
-    if relative:
-        module.fail_json(msg='paths: %s not absolute' % ', '.join(relative), fix='give each pattern from /')
+    for option in ('paths', 'files'):
+        relative = [p for p in module.params[option] if not p.startswith('/')]
+        if relative:
+            module.fail_json(msg='%s: %s not absolute' % (option, ', '.join(relative)), fix='give each pattern from /')
     if module.params['paths']:
         facts['paths'] = dict((pattern, sorted(glob.glob(pattern))) for pattern in module.params['paths'])
+    if module.params['files']:
+        facts['file_states'] = file_states.read(module.params['files'])
     try:
         if 'packages' in gather:
             if module.get_bin_path('dpkg-query'):

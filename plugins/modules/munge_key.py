@@ -19,6 +19,10 @@ description:
   - An existing key file is never regenerated. The key never appears in the
     result, the diff or an error message; only a short SHA-256 fingerprint does.
   - Unlike M(ansible.builtin.copy) with C(content), binary keys survive intact.
+  - Where the fact C(file_states) (M(gpuhpc.slurm.host_facts) option C(files), read by site.yml at the start of
+    the run) shows the key file in place (its SHA-256, owner, group and mode) and O(key) is given, the action
+    returns unchanged without contacting the host (C(host_contacted=false)); a path no pattern of that fact
+    covers, a delegated task, or no such fact: the module runs.
 author:
   - gpuhpc.slurm maintainers (@gpuhpc)
 options:
@@ -63,6 +67,10 @@ EXAMPLES = r'''
 '''
 
 RETURN = r'''
+host_contacted:
+  description: False where the run's C(file_states) fact showed everything in place and the host was not contacted.
+  type: bool
+  returned: when false
 path:
   description: Path of the key file.
   returned: always

@@ -18,6 +18,10 @@ description:
   - Compares the slurm.conf it replaces with the new one, key by key, and returns the keys that changed and whether
     one of them takes a daemon restart (slurm.conf(5) lists the keys that C(scontrol reconfigure) does not apply),
     or whether a reconfigure is enough.
+  - Where the fact C(file_states) (M(gpuhpc.slurm.host_facts) option C(files), read by site.yml at the start of
+    the run) shows every path of the call in place as asked, the action returns unchanged without contacting the
+    host (C(host_contacted=false)); a path no pattern of that fact covers, a delegated task, or no such fact: the
+    module runs.
 options:
   dir:
     description: The configuration folder (made when missing, mode 0755, owned by root).
@@ -70,6 +74,10 @@ EXAMPLES = r"""
 """
 
 RETURN = r"""
+host_contacted:
+  description: False where the run's C(file_states) fact showed everything in place and the host was not contacted.
+  type: bool
+  returned: when false
 changed_files:
   description: The names of the files that changed (content, existence, owner, group or mode).
   type: list

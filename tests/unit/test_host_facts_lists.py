@@ -74,3 +74,33 @@ def test_every_path_a_role_looks_for_is_read():
 
 def load_role_vars(role):
     return yaml.safe_load(open(os.path.join(ROOT, 'roles', role, 'vars', 'main.yml')))
+
+
+# The paths the roles put in place with config_files, slurm_config and
+# munge_key, by the variable that names them (the Slurm exporter's program,
+# Grafana's folders and provisioning files, slurm_facts_*'s folders included).
+MANAGED = ('_options_file', '_env_file', '_key_path', '_dropin_dir', 'textfile_dir', '_exporter_bin',
+           'conf_dir', 'spool_dir', 'log_dir', 'prolog_dir', 'epilog_dir', '_provider_file', '_datasource_file',
+           '_dashboards_dir', '_config_dir', '_ini_file', '_provisioning_dir')
+
+
+def test_every_file_a_role_puts_in_place_is_read():
+    from ansible_collections.gpuhpc.slurm.plugins.module_utils.file_states import covered
+    paths = set()
+    for pattern in ('roles/*/vars/*.yml', 'roles/*/defaults/main.yml'):
+        for path in glob.glob(os.path.join(ROOT, pattern)):
+            for key, value in (yaml.safe_load(open(path)) or {}).items():
+                if key.endswith(MANAGED) and isinstance(value, str) and value.startswith('/'):
+                    paths.add(value)
+    # dcgm-exporter's folders are its own role's (no config_files task there)
+    paths -= {p for p in paths if 'dcgm' in p}
+    assert {'/etc/default/munge', '/etc/munge/munge.key', '/etc/slurm', '/etc/default/slurmd',
+            '/etc/systemd/system/slurmd.service.d', '/var/lib/prometheus/node-exporter',
+            '/usr/local/libexec/gpuhpc-slurm-exporter', '/etc/grafana/grafana.ini'} <= paths
+    patterns = LISTS['__site_host_files']
+    assert sorted(p for p in paths if not covered(p, patterns)) == []
+    # a file in one of the folders too (slurm.conf, the configless drop-in, a dashboard)
+    for path in ('/etc/slurm/slurm.conf', '/etc/slurm/prolog.d/50-gpuhpc-gpu-job-map',
+                 '/etc/systemd/system/slurmd.service.d/gpuhpc-configless.conf',
+                 '/var/lib/grafana/dashboards/gpuhpc/slurm.json', '/etc/grafana/provisioning/datasources/gpuhpc.yml'):
+        assert covered(path, patterns), path
