@@ -58,13 +58,21 @@ def _state(path):
     return out
 
 
+def _split(patterns):
+    return ([p for p in patterns if not p.startswith('!')], [p[1:] for p in patterns if p.startswith('!')])
+
+
 def read(patterns):
     """{'patterns': [...], 'paths': {path: {state, mode, uid, gid, owner, group[, sha256]}}} of the existing
     paths that match the absolute shell-style patterns (glob's rules: * stops at /, and skips names with a
-    leading dot)."""
+    leading dot). A pattern that starts with ! leaves out what it matches (a file that holds a password,
+    whose unsalted hash would tell it to whoever can try guesses)."""
+    take, leave = _split(patterns)
     paths = {}
-    for pattern in patterns:
+    for pattern in take:
         for path in glob.glob(pattern):
+            if _matches(path, leave):
+                continue
             try:
                 paths[path] = _state(path)
             except OSError:  # gone since glob saw it
@@ -72,8 +80,7 @@ def read(patterns):
     return dict(patterns=list(patterns), paths=paths)
 
 
-def covered(path, patterns):
-    """Whether read(patterns) would list path if it existed (glob's rules, part by part)."""
+def _matches(path, patterns):
     parts = path.split('/')
     for pattern in patterns:
         pparts = pattern.split('/')
@@ -82,6 +89,12 @@ def covered(path, patterns):
                 for name, pat in zip(parts, pparts)):
             return True
     return False
+
+
+def covered(path, patterns):
+    """Whether read(patterns) would list path if it existed (glob's rules, part by part)."""
+    take, leave = _split(patterns)
+    return _matches(path, take) and not _matches(path, leave)
 
 
 def _mode(value):

@@ -98,9 +98,14 @@ def test_every_file_a_role_puts_in_place_is_read():
             '/etc/systemd/system/slurmd.service.d', '/var/lib/prometheus/node-exporter',
             '/usr/local/libexec/gpuhpc-slurm-exporter', '/etc/grafana/grafana.ini'} <= paths
     patterns = LISTS['__site_host_files']
-    assert sorted(p for p in paths if not covered(p, patterns)) == []
+    secret = {'/etc/slurm/slurmdbd.conf', '/etc/grafana/grafana.ini', '/etc/prometheus/alertmanager.yml'}
+    assert sorted(p for p in paths - secret if not covered(p, patterns)) == []
     # a file in one of the folders too (slurm.conf, the configless drop-in, a dashboard)
     for path in ('/etc/slurm/slurm.conf', '/etc/slurm/prolog.d/50-gpuhpc-gpu-job-map',
                  '/etc/systemd/system/slurmd.service.d/gpuhpc-configless.conf',
                  '/var/lib/grafana/dashboards/gpuhpc/slurm.json', '/etc/grafana/provisioning/datasources/gpuhpc.yml'):
         assert covered(path, patterns), path
+    # never the files that hold a password (their hash would let whoever reads the facts try guesses)
+    for path in ('/etc/slurm/slurmdbd.conf', '/etc/grafana/grafana.ini', '/etc/prometheus/alertmanager.yml',
+                 '/etc/gpuhpc/web/prometheus/client-password'):
+        assert not covered(path, patterns), path

@@ -86,3 +86,13 @@ def test_all_in_place_needs_a_record_and_specs(tree):
     assert not file_states.all_in_place([spec], None)
     assert not file_states.all_in_place([], states)
     assert not file_states.all_in_place('not a list', states)
+
+
+def test_a_bang_pattern_leaves_out_what_it_matches(tree):
+    patterns = [str(tree / 'conf' / '*'), '!' + str(tree / 'conf' / 'a.conf')]
+    states = file_states.read(patterns)
+    assert str(tree / 'conf' / 'a.conf') not in states['paths']
+    assert not file_states.covered(str(tree / 'conf' / 'a.conf'), patterns)
+    assert file_states.covered(str(tree / 'conf' / 'b.conf'), patterns)
+    # left out, so its spec is never in place by the record: the module runs
+    assert not file_states.in_place(dict(path=str(tree / 'conf' / 'a.conf'), content='a=1\n'), states)
