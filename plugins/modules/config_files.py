@@ -21,8 +21,8 @@ description:
   - Returns the paths that changed, so that a role can tell which change needs which handler.
   - Where the fact C(file_states) (M(gpuhpc.slurm.host_facts) option C(files), read by site.yml at the start of
     the run) shows every path of the call in place as asked, the action returns unchanged without contacting the
-    host (C(host_contacted=false)); a path no pattern of that fact covers, a delegated task, or no such fact: the
-    module runs.
+    host (C(host_contacted=false)); the module runs for a path no pattern of that fact covers, for a delegated task, and where there is
+    no such fact.
 options:
   files:
     description:

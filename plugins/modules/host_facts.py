@@ -77,11 +77,11 @@ options:
       - Shell-style patterns of absolute paths (glob's rules) of the files and folders the roles manage. Each
         existing match is reported in the fact C(file_states) with its kind, owner, group, mode and, for a file
         of up to 1 MiB, the SHA-256 of its content; none by default.
-      - A pattern that starts with C(!) leaves out what it matches: a file that holds a password, whose unsalted
-        SHA-256 would let whoever reads the facts try guesses.
+      - A pattern that starts with C(!) leaves out what it matches, such as a file that holds a password (its
+        unsalted SHA-256 would let whoever reads the facts try guesses).
       - M(gpuhpc.slurm.config_files) compares its files with this fact and contacts the host only where one
         differs, or where no pattern covers its path. The fact is read at the start of the run (site.yml's
-        facts play): a file changed by hand after that is found by the next run.
+        facts play), so a file changed by hand after that is found by the next run.
     type: list
     elements: path
     default: []

@@ -21,8 +21,8 @@ description:
   - Unlike M(ansible.builtin.copy) with C(content), binary keys survive intact.
   - Where the fact C(file_states) (M(gpuhpc.slurm.host_facts) option C(files), read by site.yml at the start of
     the run) shows the key file in place (its SHA-256, owner, group and mode) and O(key) is given, the action
-    returns unchanged without contacting the host (C(host_contacted=false)); a path no pattern of that fact
-    covers, a delegated task, or no such fact: the module runs.
+    returns unchanged without contacting the host (C(host_contacted=false)); the module runs for a path no
+    pattern of that fact covers, for a delegated task, and where there is no such fact.
 author:
   - gpuhpc.slurm maintainers (@gpuhpc)
 options:

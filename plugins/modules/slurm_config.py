@@ -20,8 +20,8 @@ description:
     or whether a reconfigure is enough.
   - Where the fact C(file_states) (M(gpuhpc.slurm.host_facts) option C(files), read by site.yml at the start of
     the run) shows every path of the call in place as asked, the action returns unchanged without contacting the
-    host (C(host_contacted=false)); a path no pattern of that fact covers, a delegated task, or no such fact: the
-    module runs.
+    host (C(host_contacted=false)); the module runs for a path no pattern of that fact covers, for a delegated task, and where there is
+    no such fact.
 options:
   dir:
     description: The configuration folder (made when missing, mode 0755, owned by root).
