@@ -293,21 +293,42 @@ def slurm_config_change(pending, result):
     ``pending`` is the change not yet applied (written earlier in the run, e.g.
     by slurmdbd's play on the controller); ``result`` is what
     gpuhpc.slurm.slurm_config returned now. Returns ``{written, restart,
-    node_restart, keys}``: ``restart`` when slurmctld must restart for
+    node_restart, keys, files}``: ``restart`` when slurmctld must restart for
     slurm.conf, ``node_restart`` when slurmd must (slurm.conf needs a restart,
-    or gres.conf / cgroup.conf changed: slurmd reads those only at start).
+    or gres.conf / cgroup.conf changed: slurmd reads those only at start),
+    ``files`` the names of the files written.
     """
     changed = result.get('changed_files') or []
     main_restart = 'slurm.conf' in changed and bool(result.get('restart'))
     keys = list(pending.get('keys') or [])
     keys += [k for k in result.get('keys') or [] if k not in keys]
+    files = list(pending.get('files') or [])
+    files += [name for name in changed if name not in files]
     return {
         'written': bool(pending.get('written')) or bool(result.get('changed')),
         'restart': bool(pending.get('restart')) or main_restart,
         'node_restart': (bool(pending.get('node_restart')) or main_restart
                          or any(name != 'slurm.conf' for name in changed)),
         'keys': keys,
+        'files': files,
     }
+
+
+def slurm_config_change_text(change):
+    """What a change record (slurm_config_change) wrote, in words, for the
+    message of the restart or reconfigure it takes: slurm.conf's changed keys,
+    or why none changed (a new file; else its owner, group, mode or comments),
+    then the other files written."""
+    keys = list(change.get('keys') or [])
+    files = list(change.get('files') or [])
+    parts = []
+    if keys:
+        parts.append('slurm.conf: %s' % ', '.join(keys))
+    elif 'slurm.conf' in files:
+        parts.append('slurm.conf: new' if change.get('restart')
+                     else 'slurm.conf: no value (owner, group, mode or comments)')
+    parts += [name for name in files if name != 'slurm.conf']
+    return '; '.join(parts) or 'nothing'
 
 
 def slurm_first_job_id(read, db_check=None):
@@ -418,6 +439,7 @@ class FilterModule(object):
             'slurm_partitions': slurm_partitions,
             'slurm_conf_changes': slurm_conf_changes,
             'slurm_config_change': slurm_config_change,
+            'slurm_config_change_text': slurm_config_change_text,
             'slurm_first_job_id': slurm_first_job_id,
             'slurm_conf_value': slurm_conf_value,
             'slurmdbd_problems': slurmdbd_problems,

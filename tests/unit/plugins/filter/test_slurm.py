@@ -5,6 +5,7 @@ from ansible_collections.gpuhpc.slurm.plugins.filter.slurm import (
     slurm_cluster_name_error,
     slurm_conf_extra_problems,
     slurm_config_change,
+    slurm_config_change_text,
     slurm_first_job_id,
     slurm_nodes,
     slurm_problems,
@@ -117,7 +118,7 @@ def test_filters_are_registered():
     assert {'hostlist_compress', 'hostlist_expand', 'slurm_nodes', 'slurm_partitions', 'slurm_conf_changes',
             'slurm_problems', 'slurm_version',
             'slurm_node_name', 'db_check_report', 'account_tree', 'slurm_conf_value',
-            'slurmdbd_problems', 'slurm_config_change', 'slurm_first_job_id',
+            'slurmdbd_problems', 'slurm_config_change', 'slurm_config_change_text', 'slurm_first_job_id',
             'slurm_package_files', 'slurm_upgrade_problems', 'slurm_installed_packages',
             'slurm_installed_versions', 'slurm_packages_behind'} == set(FilterModule().filters())
 
@@ -194,7 +195,7 @@ def test_gpus_are_billed_as_the_cpus_that_come_with_them():
     assert weights == {'gpu': 'CPU=1.0,GRES/gpu=16', 'cpu': None, 'mine': 'CPU=1,GRES/gpu=100', 'off': ''}
 
 
-APPLIED = dict(written=False, restart=False, node_restart=False, keys=[])
+APPLIED = dict(written=False, restart=False, node_restart=False, keys=[], files=[])
 
 
 def test_config_change_nothing_written():
@@ -204,7 +205,7 @@ def test_config_change_nothing_written():
 def test_config_change_reconfigure_only():
     change = slurm_config_change(APPLIED, dict(changed=True, changed_files=['slurm.conf'], restart=False,
                                                keys=['MaxTime']))
-    assert change == dict(written=True, restart=False, node_restart=False, keys=['MaxTime'])
+    assert change == dict(written=True, restart=False, node_restart=False, keys=['MaxTime'], files=['slurm.conf'])
 
 
 def test_config_change_restart_key_restarts_both_daemons():
@@ -215,7 +216,7 @@ def test_config_change_restart_key_restarts_both_daemons():
 
 def test_config_change_gres_conf_restarts_slurmd_only():
     change = slurm_config_change(APPLIED, dict(changed=True, changed_files=['gres.conf'], restart=False, keys=[]))
-    assert change == dict(written=True, restart=False, node_restart=True, keys=[])
+    assert change == dict(written=True, restart=False, node_restart=True, keys=[], files=['gres.conf'])
 
 
 def test_config_change_keeps_what_is_pending():
@@ -226,6 +227,28 @@ def test_config_change_keeps_what_is_pending():
     assert again == pending
     more = slurm_config_change(pending, dict(changed=True, changed_files=['slurm.conf'], keys=['NodeName', 'MaxTime']))
     assert more['keys'] == ['NodeName', 'MaxTime']
+    cgroup = slurm_config_change(more, dict(changed=True, changed_files=['cgroup.conf'], keys=[]))
+    assert cgroup['files'] == ['slurm.conf', 'cgroup.conf']
+
+
+def test_config_change_text_names_keys_and_files():
+    change = slurm_config_change(APPLIED, dict(changed=True, changed_files=['slurm.conf', 'gres.conf'],
+                                               restart=False, keys=['maxtime', 'partitionname']))
+    assert slurm_config_change_text(change) == 'slurm.conf: maxtime, partitionname; gres.conf'
+
+
+def test_config_change_text_of_a_new_slurm_conf():
+    change = slurm_config_change(APPLIED, dict(changed=True, changed_files=['slurm.conf', 'gres.conf', 'cgroup.conf'],
+                                               restart=True, keys=[]))
+    assert slurm_config_change_text(change) == 'slurm.conf: new; gres.conf; cgroup.conf'
+
+
+def test_config_change_text_of_a_mode_only_change():
+    # The content is the same, its mode (or owner, or a comment) is not: no key to name.
+    change = slurm_config_change(APPLIED, dict(changed=True, changed_files=['slurm.conf'], restart=False, keys=[]))
+    assert slurm_config_change_text(change) == 'slurm.conf: no value (owner, group, mode or comments)'
+    assert slurm_config_change_text(slurm_config_change(
+        APPLIED, dict(changed=True, changed_files=['gres.conf'], keys=[]))) == 'gres.conf'
 
 
 def test_config_change_of_a_skipped_write():
