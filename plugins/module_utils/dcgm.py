@@ -221,6 +221,15 @@ DCGM_FIELDS = tuple('DCGM_FI_' + name for name in _DCGM_FIELDS.split())
 EXPORTER_FIELDS = ('DCGM_EXP_XID_ERRORS_COUNT', 'DCGM_EXP_CLOCK_EVENTS_COUNT', 'DCGM_EXP_GPU_HEALTH_STATUS', 'DCGM_EXP_P2P_STATUS')
 
 _URL = re.compile(r'^(https?|file)://\S+$')
+_CUDA_VERSION = re.compile(r'CUDA Version: *([0-9]+)[.]')
+
+
+def cuda_major(nvidia_smi):
+    """The CUDA major version the loaded driver supports, from the header of
+    plain ``nvidia-smi`` ("CUDA Version: 13.0" -> '13'); '' where it says none
+    (no driver, or an error instead of the table)."""
+    found = _CUDA_VERSION.search(nvidia_smi or '')
+    return found.group(1) if found else ''
 _PACKAGE_SRC = re.compile(r'^(/|https?://).+[.](deb|rpm)$')
 _SHA256 = re.compile(r'^[0-9A-Fa-f]{64}$')
 _ONE_ARG = re.compile(r'^[^\s"\'\\]+$')

@@ -3,7 +3,8 @@ import re
 
 import pytest
 import yaml
-from ansible_collections.gpuhpc.slurm.plugins.filter.dcgm_exporter import FilterModule, dcgm_exporter_problems
+from ansible_collections.gpuhpc.slurm.plugins.filter.dcgm_exporter import (FilterModule, dcgm_exporter_cuda_major,
+                                                                          dcgm_exporter_problems)
 from ansible_collections.gpuhpc.slurm.plugins.module_utils import dcgm
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..', '..'))
@@ -23,6 +24,19 @@ def problems(**changes):
 def test_the_defaults_have_no_problem():
     assert problems() == []
     assert FilterModule().filters()['dcgm_exporter_problems'] is dcgm_exporter_problems
+
+
+def test_the_cuda_major_version_of_a_real_driver():
+    # Plain nvidia-smi on an H200 with driver 580.159.04 ("CUDA Version: 13.0").
+    with open(os.path.join(ROOT, 'tests', 'unit', 'fixtures', 'nvidia_smi', 'h200-driver-580.159.04.txt')) as f:
+        assert dcgm_exporter_cuda_major(f.read()) == '13'
+    assert FilterModule().filters()['dcgm_exporter_cuda_major'] is dcgm_exporter_cuda_major
+
+
+@pytest.mark.parametrize('out', ['', None, 'NVIDIA-SMI has failed because it could not communicate with the NVIDIA driver.',
+                                 '| NVIDIA-SMI 535.54.03   Driver Version: 535.54.03   CUDA Version: N/A |'])
+def test_no_cuda_major_version_without_one_in_the_output(out):
+    assert dcgm_exporter_cuda_major(out) == ''
 
 
 def test_the_field_list_is_dcgm_4s():
