@@ -222,6 +222,9 @@ EXPORTER_FIELDS = ('DCGM_EXP_XID_ERRORS_COUNT', 'DCGM_EXP_CLOCK_EVENTS_COUNT', '
 
 _URL = re.compile(r'^(https?|file)://\S+$')
 _CUDA_VERSION = re.compile(r'CUDA Version: *([0-9]+)[.]')
+_PACKAGE_SRC = re.compile(r'^(/|https?://).+[.](deb|rpm)$')
+_SHA256 = re.compile(r'^[0-9A-Fa-f]{64}$')
+_ONE_ARG = re.compile(r'^[^\s"\'\\]+$')
 
 
 def cuda_major(nvidia_smi):
@@ -230,9 +233,6 @@ def cuda_major(nvidia_smi):
     (no driver, or an error instead of the table)."""
     found = _CUDA_VERSION.search(nvidia_smi or '')
     return found.group(1) if found else ''
-_PACKAGE_SRC = re.compile(r'^(/|https?://).+[.](deb|rpm)$')
-_SHA256 = re.compile(r'^[0-9A-Fa-f]{64}$')
-_ONE_ARG = re.compile(r'^[^\s"\'\\]+$')
 
 
 def counter_problems(lists):
