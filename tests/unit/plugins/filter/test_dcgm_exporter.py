@@ -3,8 +3,8 @@ import re
 
 import pytest
 import yaml
-from ansible_collections.gpuhpc.slurm.plugins.filter.dcgm_exporter import (FilterModule, dcgm_exporter_cuda_major,
-                                                                          dcgm_exporter_problems)
+from ansible_collections.gpuhpc.slurm.plugins.filter.dcgm_exporter import (
+    FilterModule, dcgm_exporter_cuda_major, dcgm_exporter_problems)
 from ansible_collections.gpuhpc.slurm.plugins.module_utils import dcgm
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..', '..'))
