@@ -7,6 +7,9 @@
 # removes that lab. A time is printed, never asserted.
 #   bench/scale.sh 12          (make bench-scale runs 12, then 48)
 #   GPUHPC_LAB_SUITE=bookworm bench/scale.sh 12
+#   GPUHPC_BENCH_PROFILE=1 bench/scale.sh 48   (then a third, profiled rerun:
+#   where the controller's Ansible process spends its time; cProfile slows
+#   that run, so its time is not the rerun's)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 nodes=${1:?usage: bench/scale.sh NUMBER_OF_GPU_NODES (2 or more)}
@@ -65,6 +68,9 @@ GPUHPC_LAB_SUMMARY=$log-first.json ansible-playbook "${inv[@]}" site.yml >"$log-
 t1=$(date +%s.%N)
 GPUHPC_LAB_SUMMARY=$log-rerun.json ansible-playbook "${inv[@]}" site.yml >"$log-rerun.log" 2>&1
 t2=$(date +%s.%N)
+if [[ -n ${GPUHPC_BENCH_PROFILE:-} ]]; then
+  python -m cProfile -o "$log-rerun.prof" "$(command -v ansible-playbook)" "${inv[@]}" site.yml >"$log-profiled.log" 2>&1
+fi
 down
 trap - ERR
 
@@ -87,3 +93,4 @@ for cls, host in (('login', 'login'), ('controller', 'ctl'), ('GPU node', 'gpu-0
     print('  %-22s %8d %11d %8d' % (cls + ' (' + host + ')', t['remote'], t['controller'], t['skipped']))
 sys.exit(1 if changed(rerun) else 0)
 PY
+[[ -z ${GPUHPC_BENCH_PROFILE:-} ]] || python3 bench/controller_profile.py "$log-rerun.prof"
