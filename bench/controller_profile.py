@@ -1,9 +1,8 @@
-#!/usr/bin/env python3
 """Where the controller's ansible-playbook process spent a profiled run
 (bench/scale.sh with GPUHPC_BENCH_PROFILE=1): its task slots (one per host
 and task), and per slot the few costs that grow with the hosts. The times
 are cProfile's, slower than a plain run's, so read them as shares.
-  bench/controller_profile.py FILE.prof"""
+  python3 bench/controller_profile.py FILE.prof"""
 import pstats
 import sys
 
