@@ -69,7 +69,7 @@ t1=$(date +%s.%N)
 GPUHPC_LAB_SUMMARY=$log-rerun.json ansible-playbook "${inv[@]}" site.yml >"$log-rerun.log" 2>&1
 t2=$(date +%s.%N)
 if [[ -n ${GPUHPC_BENCH_PROFILE:-} ]]; then
-  python -m cProfile -o "$log-rerun.prof" "$(command -v ansible-playbook)" "${inv[@]}" site.yml >"$log-profiled.log" 2>&1
+  python -m cProfile -o "$log-profiled.prof" "$(command -v ansible-playbook)" "${inv[@]}" site.yml >"$log-profiled.log" 2>&1
 fi
 down
 trap - ERR
@@ -93,4 +93,4 @@ for cls, host in (('login', 'login'), ('controller', 'ctl'), ('GPU node', 'gpu-0
     print('  %-22s %8d %11d %8d' % (cls + ' (' + host + ')', t['remote'], t['controller'], t['skipped']))
 sys.exit(1 if changed(rerun) else 0)
 PY
-[[ -z ${GPUHPC_BENCH_PROFILE:-} ]] || python3 bench/controller_profile.py "$log-rerun.prof"
+[[ -z ${GPUHPC_BENCH_PROFILE:-} ]] || python3 bench/controller_profile.py "$log-profiled.prof"
