@@ -417,6 +417,15 @@ def slurm_packages_behind(packages, version):
     return slurm_packages.packages_behind(packages or {}, str(version))
 
 
+def slurm_hosts_without_facts(hosts, hostvars):
+    """The hosts whose facts lack their memory (setup's hardware subset, or
+    host_facts' cpu_memory): those whose facts a run must read before it can
+    write their node lines. One pass over the hosts, so that a task loops over
+    only these, not over every compute node with a skip each."""
+    return [host for host in hosts
+            if 'memtotal_mb' not in (hostvars[host].get('ansible_facts') or {})]
+
+
 def slurm_installed_versions(hosts, hostvars):
     """host -> the installed Slurm version (of its slurm_facts_version_package; '' where none),
     from each host's package facts."""
@@ -448,6 +457,7 @@ class FilterModule(object):
             'slurm_upgrade_problems': slurm_upgrade_problems,
             'slurm_installed_packages': slurm_installed_packages,
             'slurm_installed_versions': slurm_installed_versions,
+            'slurm_hosts_without_facts': slurm_hosts_without_facts,
             'slurm_packages_behind': slurm_packages_behind,
             'slurm_version': slurm_version,
             'db_check_report': db_check_report,

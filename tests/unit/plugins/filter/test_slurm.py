@@ -7,6 +7,7 @@ from ansible_collections.gpuhpc.slurm.plugins.filter.slurm import (
     slurm_config_change,
     slurm_config_change_text,
     slurm_first_job_id,
+    slurm_hosts_without_facts,
     slurm_nodes,
     slurm_problems,
     slurm_partitions,
@@ -19,6 +20,14 @@ FACTS = dict(processor_vcpus=64, processor_count=2, processor_cores=16, processo
 
 def node(**extra):
     return dict(dict(ansible_facts=FACTS), **extra)
+
+
+def test_hosts_without_facts_are_those_lacking_memory_in_order():
+    hostvars = {'gpu-01': node(), 'gpu-02': dict(ansible_facts=dict(distribution='Debian')), 'gpu-03': {},
+                'Gpu-04': dict(ansible_facts=None), 'cpu-05': node(slurm_node_real_memory=8000)}
+    assert slurm_hosts_without_facts(['Gpu-04', 'gpu-01', 'gpu-02', 'gpu-03', 'cpu-05'], hostvars) == [
+        'Gpu-04', 'gpu-02', 'gpu-03']
+    assert slurm_hosts_without_facts([], hostvars) == []
 
 
 def test_identical_nodes_fold_into_one_line():
@@ -120,7 +129,7 @@ def test_filters_are_registered():
             'slurm_node_name', 'db_check_report', 'account_tree', 'slurm_conf_value',
             'slurmdbd_problems', 'slurm_config_change', 'slurm_config_change_text', 'slurm_first_job_id',
             'slurm_package_files', 'slurm_upgrade_problems', 'slurm_installed_packages',
-            'slurm_installed_versions', 'slurm_packages_behind'} == set(FilterModule().filters())
+            'slurm_installed_versions', 'slurm_packages_behind', 'slurm_hosts_without_facts'} == set(FilterModule().filters())
 
 
 def test_the_upgrade_filters_read_each_hosts_package_facts():
