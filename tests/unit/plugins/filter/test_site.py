@@ -48,15 +48,15 @@ def hostvars():
     return {'gpu-01': node, 'GPU-02': copy.deepcopy(node), 'ctl': ctl}
 
 
-def records(hv, inventory='inv', settings=SETTINGS, day=DAY):
-    return site_converge_records(['gpu-01', 'GPU-02'], hv, inventory, settings, today=day)
+def records(hv, inventory='inv', settings=None, day=DAY):
+    return site_converge_records(['gpu-01', 'GPU-02'], hv, inventory, settings or SETTINGS, today=day)
 
 
 def recorded(hv, contents):
     """The hosts as after site.yml's record play: each node holds its record."""
     for node, content in contents.items():
-        hv[node]['ansible_facts']['file_states']['paths'][RECORD] = state(hashlib.sha256(content.encode()).hexdigest(),
-                                                                 mode='0600')
+        sha = hashlib.sha256(content.encode()).hexdigest()
+        hv[node]['ansible_facts']['file_states']['paths'][RECORD] = state(sha, mode='0600')
     return hv
 
 
