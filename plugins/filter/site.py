@@ -22,6 +22,7 @@ import fnmatch
 import hashlib
 import json
 import os
+import re
 
 from ansible.errors import AnsibleFilterError
 
@@ -161,10 +162,27 @@ def site_converged(records, hostvars, record, full_run=False):
     return found
 
 
+# The tags of the roles' tasks (tests/unit/test_task_tags.py), and the
+# special ones that select them.
+_ROLE_TAG = re.compile(r'^[a-z0-9_]+_(install|configure|run)$')
+_SPECIAL_TAGS = ('all', 'always', 'tagged')
+
+
+def site_whole_run(skip_tags, run_tags):
+    """Whether --tags and --skip-tags (ansible_skip_tags, ansible_run_tags)
+    leave every task of the roles in the run, so that a GPU node that it
+    converged may get its record: no --tags, and no skipped tag that a role's
+    task carries (molecule's notest tags, say, leave them all)."""
+    if list(run_tags or ['all']) != ['all']:
+        return False
+    return not any(tag in _SPECIAL_TAGS or _ROLE_TAG.match(str(tag)) for tag in skip_tags or [])
+
+
 class FilterModule(object):
     def filters(self):
         return {
             'site_converge_records': site_converge_records,
             'site_converged': site_converged,
             'site_inventory_digest': site_inventory_digest,
+            'site_whole_run': site_whole_run,
         }

@@ -10,6 +10,7 @@ from ansible_collections.gpuhpc.slurm.plugins.filter.site import (
     site_converge_records,
     site_converged,
     site_inventory_digest,
+    site_whole_run,
 )
 
 RECORD = '/var/lib/gpuhpc/converged'
@@ -184,5 +185,22 @@ def test_code_digest_follows_the_collections_files(tmp_path):
     assert len(code_digest()) == 64
 
 
+@pytest.mark.parametrize('skip, run, whole', [
+    ([], ['all'], True),
+    (None, None, True),
+    (['molecule-notest', 'notest', 'molecule-idempotence-notest'], ['all'], True),
+    (['verify'], ['all'], True),
+    ([], ['slurmd_configure'], False),
+    ([], ['all', 'verify'], False),
+    (['slurmd_run'], ['all'], False),
+    (['dcgm_exporter_install', 'notest'], ['all'], False),
+    (['always'], ['all'], False),
+    (['tagged'], ['all'], False),
+])
+def test_a_whole_run_leaves_every_role_task_in(skip, run, whole):
+    assert site_whole_run(skip, run) is whole
+
+
 def test_filters_are_registered():
-    assert sorted(FilterModule().filters()) == ['site_converge_records', 'site_converged', 'site_inventory_digest']
+    assert sorted(FilterModule().filters()) == ['site_converge_records', 'site_converged', 'site_inventory_digest',
+                                                'site_whole_run']
