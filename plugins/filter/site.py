@@ -18,13 +18,13 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import datetime
-import fnmatch
 import hashlib
 import json
 import os
 import re
 
 from ansible.errors import AnsibleFilterError
+from ansible_collections.gpuhpc.slurm.plugins.module_utils.file_states import covered
 
 # What a host's variables hold that is not the inventory's: Ansible's magic
 # variables of the run, the facts (compared apart), and the runtime facts of
@@ -101,7 +101,8 @@ def _paths(facts):
 
 
 def _matching(paths, patterns):
-    return dict((path, state) for path, state in paths.items() if any(fnmatch.fnmatchcase(path, p) for p in patterns))
+    """The paths that the patterns cover, by the rules of site.yml's file patterns (glob's)."""
+    return dict((path, state) for path, state in paths.items() if covered(path, patterns))
 
 
 def site_converge_records(nodes, hostvars, inventory, settings, today=None):
@@ -114,7 +115,8 @@ def site_converge_records(nodes, hostvars, inventory, settings, today=None):
     controllers (whose packages, and files matching controller_files, the
     nodes follow: the munge key, Slurm's files), ignore (patterns of a node's
     managed paths whose state changes as the node works: Slurm's spool; left
-    out), ansible_version. today: the UTC day (YYYY-MM-DD), for tests."""
+    out), ansible_version. Patterns follow the rules of the fact file_states
+    (glob's: * stops at /). today: the UTC day (YYYY-MM-DD), for tests."""
     try:
         record, compute, controllers = settings['record'], list(settings['compute']), list(settings['controllers'])
         controller_files, ignore = list(settings['controller_files']), list(settings['ignore'])
@@ -141,8 +143,9 @@ def site_converge_records(nodes, hostvars, inventory, settings, today=None):
     records = {}
     for node in nodes:
         own = dict((k, facts[str(node)].get(k)) for k in _STATE_FACTS)
-        own['file_states'] = dict((path, state) for path, state in _paths(facts[str(node)]).items()
-                                  if path != record and not any(fnmatch.fnmatchcase(path, p) for p in ignore))
+        paths = _paths(facts[str(node)])
+        left_out = _matching(paths, [record] + ignore)
+        own['file_states'] = dict((path, state) for path, state in paths.items() if path not in left_out)
         records[str(node)] = 'gpuhpc.slurm site.yml converged this node on %s: %s\n' % (
             day, _digest({'cluster': shared, 'node': own}))
     return records
