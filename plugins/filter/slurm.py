@@ -194,10 +194,18 @@ def slurm_partitions(partitions, compute_nodes, nodes=None):
     return dict(partitions=out, problems=problems)
 
 
-def slurm_conf_extra_problems(extra, name='slurm_conf_extra'):
-    """One message per key of ``extra`` that is not a slurm.conf option."""
-    return ["%s: '%s' is not a slurm.conf option (see man slurm.conf); check its spelling" % (name, key)
-            for key in slurm_conf.unknown_keys(list(extra))]
+def slurm_conf_extra_problems(extra, name='slurm_conf_extra', managed=None):
+    """One message per key of ``extra`` that is not a slurm.conf option, or
+    that the collection writes itself (``managed``: more such keys, with what
+    sets each)."""
+    return slurm_conf.extra_problems(extra, name, managed)
+
+
+def slurm_conf_merge(base, extra):
+    """slurm.conf's ``(key, value)`` pairs: the collection's ``base`` with the
+    site's ``extra`` (slurm_conf_extra) applied; comma lists such as
+    SlurmctldParameters or AccountingStorageTRES keep the collection's items."""
+    return [list(pair) for pair in slurm_conf.merge_extra(base, extra)]
 
 
 def slurm_conf_value(value):
@@ -230,12 +238,16 @@ def slurm_problems(settings):
                         % (len(controllers), ', '.join(controllers)))
     if state and not state.startswith('/'):
         problems.append("slurm_state_save_location '%s' is not an absolute path" % state)
-    problems += slurm_conf_extra_problems(settings.get('conf_extra') or {})
+    job_map = settings.get('gpu_job_map_dir') or ''
+    # The GPU job map's Prolog/Epilog run every program in a folder: a site's go there.
+    managed = dict(prolog='a program in the folder slurm_facts_prolog_dir (slurm.conf runs every one there)',
+                   epilog='a program in the folder slurm_facts_epilog_dir (slurm.conf runs every one there)'
+                   ) if job_map else {}
+    problems += slurm_conf_extra_problems(settings.get('conf_extra') or {}, managed=managed)
     problems += slurm_packages.source_problems(settings.get('package_repository') or '',
                                                settings.get('package_version') or '',
                                                settings.get('package_repository_packages') or [],
                                                settings.get('os_family') or 'Debian')
-    job_map = settings.get('gpu_job_map_dir') or ''
     if job_map and not job_map.startswith('/'):
         problems.append("slurm_gpu_job_map_dir '%s' is not an absolute path: give one (e.g. /run/gpuhpc/gpu-jobs), "
                         "or an empty string for no GPU job map" % job_map)
@@ -451,6 +463,7 @@ class FilterModule(object):
             'slurm_config_change_text': slurm_config_change_text,
             'slurm_first_job_id': slurm_first_job_id,
             'slurm_conf_value': slurm_conf_value,
+            'slurm_conf_merge': slurm_conf_merge,
             'slurmdbd_problems': slurmdbd_problems,
             'slurm_problems': slurm_problems,
             'slurm_package_files': slurm_package_files,

@@ -95,6 +95,95 @@ def restart_keys(version=None):
     return RESTART_KEYS if (major, minor) >= (23, 11) else RESTART_KEYS | RESTART_KEYS_BEFORE_23_11
 
 
+# Comma lists (slurm.conf(5)): the collection's items are kept, and the items
+# a site gives in slurm_conf_extra are added after them, so that no site
+# setting drops one the collection relies on (enable_configless, gres/gpu).
+LIST_KEYS = frozenset(k.lower() for k in '''
+AccountingStorageTRES CommunicationParameters DebugFlags GresTypes
+JobAcctGatherParams LaunchParameters PriorityFlags PrologFlags
+SchedulerParameters SlurmctldParameters SlurmdParameters TaskPlugin
+'''.split())
+
+# Keys the slurm role writes from a variable, a group or a fact of its own,
+# with what sets each: in slurm_conf_extra they are refused by name.
+SLURM_MANAGED = dict(
+    clustername='slurm_cluster_name', slurmctldhost='the slurm_controller group',
+    controlmachine='the slurm_controller group', backupcontroller='the slurm_controller group',
+    statesavelocation='slurm_state_save_location',
+    selecttypeparameters='slurm_select_type_parameters',
+    accountingstorageenforce='slurm_accounting_storage_enforce',
+    accountingstoragetype='(accounting_storage/slurmdbd, always)',
+    accountingstoragehost='(the first controller)', accountingstorageport='(the slurmdbd port)',
+    authtype='(auth/munge, always)', credtype='(cred/munge, always)',
+    selecttype='(select/cons_tres: GPU scheduling needs it)',
+    proctracktype='(proctrack/cgroup: the cgroup limits need it)',
+    slurmuser='(the slurm user of the packages)', slurmctldport='(6817, the ports every role reads)',
+    slurmdport='(6818, the ports every role reads)', slurmdspooldir='(the platform folder)',
+    slurmctldpidfile='(the platform file)', slurmdpidfile='(the platform file)',
+    slurmctldlogfile='(the Slurm log folder)', slurmdlogfile='(the Slurm log folder)',
+)
+
+
+def list_items(value):
+    """The items of a comma-list value, blanks around them dropped."""
+    return [item.strip() for item in str(value).split(',') if item.strip()]
+
+
+def merge_extra(base, extra):
+    """slurm.conf's keys and values: ``base`` (the collection's, in order; a
+    None value writes no line) with a site's ``extra`` applied.
+
+    A key of LIST_KEYS keeps every item of the base and adds the extra's items
+    it lacks (compared by the name before '=', case-insensitively; an extra
+    ``name=value`` replaces the base's value of that name). Any other extra key
+    replaces the base's value (SLURM_MANAGED keys are refused by the
+    preflight before this runs). Keys keep the base's order; the extra's new
+    keys follow in theirs. Returns a list of (key, value) pairs.
+    """
+    extra_by_lower = dict((str(k).lower(), (k, v)) for k, v in (extra or {}).items())
+    out = []
+    for key, value in base.items():
+        found = extra_by_lower.pop(key.lower(), None)
+        if found is not None:
+            value = merge_list(value, found[1]) if key.lower() in LIST_KEYS else found[1]
+        if value is not None:
+            out.append((key, value))
+    out += [extra_by_lower[str(k).lower()] for k in extra or {} if str(k).lower() in extra_by_lower]
+    return out
+
+
+def merge_list(base, extra):
+    """A comma list: ``base``'s items (None: none), then ``extra``'s that it lacks."""
+    items = list_items(base) if base is not None else []
+    names = [item.split('=', 1)[0].lower() for item in items]
+    for item in list_items(extra):
+        name = item.split('=', 1)[0].lower()
+        if name in names:
+            items[names.index(name)] = item if '=' in item else items[names.index(name)]
+        else:
+            items.append(item)
+            names.append(name)
+    return ','.join(items)
+
+
+def extra_problems(extra, name='slurm_conf_extra', managed=None):
+    """Why ``extra`` (a site's slurm.conf keys) cannot be written, one message a key.
+
+    ``managed`` adds keys the collection writes in this cluster only, with
+    what sets each (Prolog and Epilog where the GPU job map is on)."""
+    managed = dict(SLURM_MANAGED, **dict((k.lower(), v) for k, v in (managed or {}).items()))
+    problems = []
+    for key in extra or {}:
+        lower = str(key).lower()
+        if lower not in KNOWN_KEYS:
+            problems.append("%s: '%s' is not a slurm.conf option (see man slurm.conf); check its spelling"
+                            % (name, key))
+        elif lower in managed:
+            problems.append("%s: '%s' is written by the collection; set it with %s"
+                            % (name, key, managed[lower]))
+    return problems
+
+
 # Line types whose every line is kept as a whole (``NodeName=... CPUs=...``).
 LINE_KEYS = ('nodename', 'partitionname', 'nodeset', 'downnodes')
 

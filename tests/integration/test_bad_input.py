@@ -51,6 +51,8 @@ def test_good_input_passes(tmp_path):
      "and Slurm lower-cases it)"),
     (dict(slurm_conf_extra=dict(SchedulerParamaters='bf_continue')), None,
      "slurm_conf_extra: 'SchedulerParamaters' is not a slurm.conf option (see man slurm.conf); check its spelling"),
+    (dict(slurm_conf_extra=dict(StateSaveLocation='/srv/state')), None,
+     "slurm_conf_extra: 'StateSaveLocation' is written by the collection; set it with slurm_state_save_location"),
     (dict(slurm_controller_hosts=['ctl', 'gpu-01']), None,
      "slurm_controller has 2 hosts (ctl, gpu-01): set slurm_state_save_location to a folder they all share (NFS), "
      "or a backup that takes over starts from an empty state"),

@@ -4,6 +4,7 @@ from ansible_collections.gpuhpc.slurm.plugins.filter.slurm import (
     FilterModule,
     slurm_cluster_name_error,
     slurm_conf_extra_problems,
+    slurm_conf_merge,
     slurm_config_change,
     slurm_config_change_text,
     slurm_first_job_id,
@@ -116,6 +117,46 @@ def test_extra_keys():
         "slurm_conf_extra: 'Foo' is not a slurm.conf option (see man slurm.conf); check its spelling"]
 
 
+def test_extra_keys_the_collection_writes_are_refused_by_name():
+    assert slurm_conf_extra_problems({'StateSaveLocation': '/srv', 'clustername': 'x', 'TaskPlugin': 'task/cgroup'}) == [
+        "slurm_conf_extra: 'StateSaveLocation' is written by the collection; set it with slurm_state_save_location",
+        "slurm_conf_extra: 'clustername' is written by the collection; set it with slurm_cluster_name"]
+    assert slurm_conf_extra_problems({'Prolog': '/x'}) == []
+    assert slurm_conf_extra_problems({'Prolog': '/x'}, managed={'Prolog': 'a program in slurm_facts_prolog_dir'}) == [
+        "slurm_conf_extra: 'Prolog' is written by the collection; set it with a program in slurm_facts_prolog_dir"]
+
+
+def test_a_prolog_of_the_sites_own_is_refused_only_where_the_gpu_job_map_writes_one():
+    assert slurm_problems(dict(GOOD, conf_extra={'Epilog': '/x'}, gpu_job_map_dir='')) == []
+    assert slurm_problems(dict(GOOD, conf_extra={'Epilog': '/x'})) == [
+        "slurm_conf_extra: 'Epilog' is written by the collection; set it with a program in the folder "
+        "slurm_facts_epilog_dir (slurm.conf runs every one there)"]
+
+
+BASE = {'ClusterName': 'lab', 'SlurmctldParameters': 'enable_configless', 'PrologFlags': 'Alloc',
+        'ReturnToService': 2, 'AccountingStorageTRES': 'gres/gpu', 'SchedulerParameters': None}
+
+
+def test_merge_keeps_the_collections_items_of_a_comma_list():
+    # the site's SlurmctldParameters once dropped enable_configless (every configless node went DOWN),
+    # its AccountingStorageTRES gres/gpu (slurmctld died on the default GPU TRESBillingWeights)
+    merged = slurm_conf_merge(BASE, {'SlurmctldParameters': 'enable_rpc_queue',
+                                     'accountingstoragetres': 'gres/gpu:a100, license/matlab',
+                                     'PrologFlags': 'alloc,Contain', 'ReturnToService': 1})
+    assert merged == [['ClusterName', 'lab'], ['SlurmctldParameters', 'enable_configless,enable_rpc_queue'],
+                      ['PrologFlags', 'Alloc,Contain'], ['ReturnToService', 1],
+                      ['AccountingStorageTRES', 'gres/gpu,gres/gpu:a100,license/matlab']]
+
+
+def test_merge_writes_a_list_key_the_collection_leaves_out_and_new_keys_after():
+    assert slurm_conf_merge(BASE, {'MaxJobCount': 50000, 'SchedulerParameters': 'bf_continue,bf_interval=60'})[-2:] == [
+        ['SchedulerParameters', 'bf_continue,bf_interval=60'], ['MaxJobCount', 50000]]
+    assert slurm_conf_merge({'SchedulerParameters': 'bf_interval=30,bf_continue'},
+                            {'SchedulerParameters': 'bf_interval=60'}) == [
+        ['SchedulerParameters', 'bf_interval=60,bf_continue']]
+    assert slurm_conf_merge(BASE, {}) == [[k, v] for k, v in BASE.items() if v is not None]
+
+
 def test_slurm_version():
     assert slurm_version('24.11.5-4+deb13u1') == '24.11'
     assert slurm_version('22.05.8-4+deb12u3') == '22.05'
@@ -126,7 +167,7 @@ def test_slurm_version():
 def test_filters_are_registered():
     assert {'hostlist_compress', 'hostlist_expand', 'slurm_nodes', 'slurm_partitions', 'slurm_conf_changes',
             'slurm_problems', 'slurm_version',
-            'slurm_node_name', 'db_check_report', 'account_tree', 'slurm_conf_value',
+            'slurm_node_name', 'db_check_report', 'account_tree', 'slurm_conf_value', 'slurm_conf_merge',
             'slurmdbd_problems', 'slurm_config_change', 'slurm_config_change_text', 'slurm_first_job_id',
             'slurm_package_files', 'slurm_upgrade_problems', 'slurm_installed_packages',
             'slurm_installed_versions', 'slurm_packages_behind', 'slurm_hosts_without_facts'} == set(FilterModule().filters())
