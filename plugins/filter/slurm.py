@@ -343,26 +343,39 @@ def slurm_config_change_text(change):
     return '; '.join(parts) or 'nothing'
 
 
-def slurm_first_job_id(read, db_check=None):
+# slurm.conf's MaxJobId when it is not set (0x03ff0000, src/common/slurm_protocol_defs.h).
+DEFAULT_MAX_JOB_ID = 67043328
+
+
+def slurm_first_job_id(read, db_check=None, conf_extra=None):
     """FirstJobId for slurm.conf, or 0 for none.
 
     ``read`` is what the first controller said: ``saved`` or ``none`` (whether
     slurmctld's StateSaveLocation holds job state), then the FirstJobId of its
     slurm.conf, if any. ``db_check`` is the result of slurmdbd_db_check in this
-    run (``schema.max_job_id``: the highest job id the accounting database
-    holds for the cluster). A FirstJobId once written is kept; a controller
-    without saved state over a database with jobs continues after the highest
-    one (else slurmctld would number from 1 again, over the history); anything
-    else writes none (0: Ansible would make None an empty string).
+    run (``schema.last_job_id``: the id of the cluster's newest job in the
+    accounting database). ``conf_extra`` is slurm_conf_extra, whose MaxJobId
+    (if any; else Slurm's default) bounds the result.
+
+    With saved state, slurmctld numbers from its state: the FirstJobId written
+    before is kept (a change would rewrite slurm.conf for nothing). Without
+    saved state, it is computed again: after the newest job in the database
+    (else slurmctld would number from 1 again, over the history), from 1 again
+    (none) where that reaches MaxJobId, as Slurm itself wraps (a FirstJobId
+    above MaxJobId is refused by every daemon; equal to it, no job can be
+    submitted), and none on a cluster without jobs (0: Ansible would make
+    None an empty string).
     """
     lines = [line.strip() for line in read or [] if line.strip()]
     saved = bool(lines) and lines[0] == 'saved'
     current = [line for line in lines[1:] if line.isdigit()]
-    if current:
-        return int(current[-1])
-    highest = ((db_check or {}).get('schema') or {}).get('max_job_id')
-    if not saved and highest:
-        return int(highest) + 1
+    if saved:
+        return int(current[-1]) if current else 0
+    last = ((db_check or {}).get('schema') or {}).get('last_job_id')
+    limit = int(dict((str(k).lower(), v) for k, v in (conf_extra or {}).items()).get('maxjobid')
+                or DEFAULT_MAX_JOB_ID)
+    if last and int(last) + 1 < limit:
+        return int(last) + 1
     return 0
 
 

@@ -240,10 +240,13 @@ def quote_name(name):
 def inspect(conn, database, cluster_name=None):
     """Read what evaluate() needs. Touches neither the mysql schema nor any global privilege.
 
-    With ``cluster_name``, also the highest job id of that cluster's job table
-    (``max_job_id``: 0 without jobs, None without the table).
+    With ``cluster_name``, also the id of the newest job of that cluster's job
+    table (``last_job_id``: 0 without jobs, None without the table). Newest by
+    the table's own row number (job_db_inx, its primary key: one index look-up),
+    not the highest id: job ids wrap at MaxJobId, and after a wrap the newest
+    job has a low id.
     """
-    facts = dict(database=database, max_job_id=None)
+    facts = dict(database=database, last_job_id=None)
     with conn.cursor() as cur:
         cur.execute('SELECT VERSION(), @@version_comment, CURRENT_USER()')
         facts['version'], facts['version_comment'], facts['user'] = cur.fetchone()
@@ -275,9 +278,10 @@ def inspect(conn, database, cluster_name=None):
             facts['clusters'] = [row[0] for row in cur.fetchall()]
         job_table = '%s_job_table' % cluster_name
         if cluster_name and job_table in facts['tables']:
-            cur.execute('SELECT MAX(id_job) FROM %s.%s' % (quote_name(database), quote_name(job_table)))
+            cur.execute('SELECT id_job FROM %s.%s ORDER BY job_db_inx DESC LIMIT 1'
+                        % (quote_name(database), quote_name(job_table)))
             row = cur.fetchone()
-            facts['max_job_id'] = int(row[0]) if row and row[0] is not None else 0
+            facts['last_job_id'] = int(row[0]) if row and row[0] is not None else 0
     return facts
 
 
@@ -430,7 +434,7 @@ def _schema(facts, expected, problems, privileges, cluster_name):
         state = 'other'
     schema = dict(state=state, version=found, expected=expected[0] if expected else None,
                   oldest_convertible=expected[1] if expected else None, clusters=facts['clusters'],
-                  tables_missing={}, cluster_registered=None, max_job_id=facts.get('max_job_id'))
+                  tables_missing={}, cluster_registered=None, last_job_id=facts.get('last_job_id'))
 
     if state == 'absent':
         schema['action'] = 'create'

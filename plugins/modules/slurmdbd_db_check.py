@@ -197,9 +197,10 @@ schema:
       C(downgrade_impossible), or C(unknown) (no Slurm release known)."
     - C(clusters) are the clusters registered, C(tables_missing) the per-cluster tables missing,
       C(cluster_registered) whether O(cluster_name) is one of them (null without it).
-    - C(max_job_id) is the highest job id in the job table of O(cluster_name) (0 without jobs,
-      null without that table or without O(cluster_name)); a controller rebuilt on an empty
-      state folder continues after it (C(FirstJobId), role gpuhpc.slurm.slurm).
+    - C(last_job_id) is the id of the newest job in the job table of O(cluster_name), by the
+      table's row order (job ids wrap at C(MaxJobId), so the newest is not always the highest);
+      0 without jobs, null without that table or without O(cluster_name). A controller rebuilt on
+      an empty state folder continues after it (C(FirstJobId), role gpuhpc.slurm.slurm).
   returned: on connection
   type: dict
   sample:
@@ -211,7 +212,7 @@ schema:
     clusters: [gpu-prod]
     tables_missing: {}
     cluster_registered: true
-    max_job_id: 4127
+    last_job_id: 4127
 slurm_version:
   description:
     - The Slurm release the schema was judged against, and where it came from

@@ -84,18 +84,20 @@ def test_real_schema_is_current(check, fresh):
     assert 'Problems: none' in report
 
 
-def test_highest_job_id_of_the_cluster(check, fresh):
-    """What a controller rebuilt on an empty state folder continues after (FirstJobId)."""
+def test_newest_job_id_of_the_cluster(check, fresh):
+    """What a controller rebuilt on an empty state folder continues after
+    (FirstJobId): the newest job's id, which after ids wrapped at MaxJobId is
+    not the highest."""
     load_schema(fresh)
-    assert check(fresh.params('slurm', cluster_name='gpulab'))['schema']['max_job_id'] == 0
-    assert check(fresh.params('slurm'))['schema']['max_job_id'] is None
+    assert check(fresh.params('slurm', cluster_name='gpulab'))['schema']['last_job_id'] == 0
+    assert check(fresh.params('slurm'))['schema']['last_job_id'] is None
     columns = ('cpus_req, job_name, id_assoc, id_job, id_resv, id_wckey, id_user, id_group, het_job_id, '
                'het_job_offset, state_reason_prev, nodes_alloc, `partition`, priority, state, time_submit')
-    for job_id, submit in ((41, 100), (4127, 200), (977, 300)):
+    for job_id, submit in ((41, 100), (67043327, 200), (977, 300)):
         fresh.sql(f"INSERT INTO {DB}.gpulab_job_table ({columns}) "
                   f"VALUES (1, 'j', 1, {job_id}, 0, 0, 1000, 1000, 0, 0, 0, 1, 'gpu', 1, 3, {submit})")
-    assert check(fresh.params('slurm', cluster_name='gpulab'))['schema']['max_job_id'] == 4127
-    assert check(fresh.params('slurm', cluster_name='other'))['schema']['max_job_id'] is None
+    assert check(fresh.params('slurm', cluster_name='gpulab'))['schema']['last_job_id'] == 977
+    assert check(fresh.params('slurm', cluster_name='other'))['schema']['last_job_id'] is None
 
 
 def test_check_mode_reads_only_and_runs_the_same(check, fresh):

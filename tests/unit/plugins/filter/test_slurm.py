@@ -332,22 +332,36 @@ def test_slurm_problems_relative_state_folder():
         "slurm_state_save_location 'srv/state' is not an absolute path"]
 
 
-DB_4127 = {'schema': {'max_job_id': 4127}}
+DB_4127 = {'schema': {'last_job_id': 4127}}
 
 
 def test_first_job_id_after_the_history_when_the_state_is_lost():
     assert slurm_first_job_id(['none', ''], DB_4127) == 4128
 
 
-def test_first_job_id_once_written_is_kept():
+def test_first_job_id_is_kept_while_slurmctld_has_state():
     # the next run: slurmctld saved state, the database has gone on
-    assert slurm_first_job_id(['saved', '4128'], {'schema': {'max_job_id': 5000}}) == 4128
-    # the controller lost again: its slurm.conf too, the database knows more
-    assert slurm_first_job_id(['none'], {'schema': {'max_job_id': 5000}}) == 5001
+    assert slurm_first_job_id(['saved', '4128'], {'schema': {'last_job_id': 5000}}) == 4128
+
+
+def test_first_job_id_is_computed_again_after_a_later_loss_of_state():
+    # written once, then the state lost again: the database knows more (a kept 4128 was stale)
+    assert slurm_first_job_id(['none', '4128'], {'schema': {'last_job_id': 5000}}) == 5001
+    assert slurm_first_job_id(['none'], {'schema': {'last_job_id': 5000}}) == 5001
+
+
+def test_first_job_id_respects_max_job_id():
+    # ids wrap at MaxJobId: above it every daemon refuses slurm.conf, equal to it no job can be submitted
+    assert slurm_first_job_id(['none'], {'schema': {'last_job_id': 67043327}}) == 0
+    assert slurm_first_job_id(['none'], {'schema': {'last_job_id': 67043326}}) == 67043327
+    assert slurm_first_job_id(['none'], {'schema': {'last_job_id': 999}}, {'MaxJobId': 1000}) == 0
+    assert slurm_first_job_id(['none'], {'schema': {'last_job_id': 998}}, {'maxjobid': '1000'}) == 999
+    # after a wrap the newest job has a low id (slurmdbd_db_check reads the newest, not the highest)
+    assert slurm_first_job_id(['none'], {'schema': {'last_job_id': 12}}, {'MaxJobId': 1000}) == 13
 
 
 def test_first_job_id_none_on_a_running_or_new_cluster():
     assert slurm_first_job_id(['saved'], DB_4127) == 0
-    assert slurm_first_job_id(['none'], {'schema': {'max_job_id': 0}}) == 0
+    assert slurm_first_job_id(['none'], {'schema': {'last_job_id': 0}}) == 0
     assert slurm_first_job_id(['none'], {}) == 0
     assert slurm_first_job_id([], None) == 0
