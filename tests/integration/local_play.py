@@ -25,12 +25,13 @@ def inventory(groups, group_vars=None):
         children={group: dict(hosts=hosts) for group, hosts in groups.items()}))
 
 
-def play(tmp_path, playbook, hosts, extra_vars=None, check=False, verbosity=0):
+def play(tmp_path, playbook, hosts, extra_vars=None, check=False, verbosity=0, args=()):
     """Write hosts (an inventory()) and playbook into tmp_path and run them;
     with check, as --check --diff on the command line (ansible_check_mode is
     true only then, not under a play's check_mode: true). Returns rc, the
     output on one line with quotes as written (the YAML callback folds lines
-    and doubles quotes), and the raw output."""
+    and doubles quotes), and the raw output. args go to ansible-playbook as
+    they are (--limit ...)."""
     (tmp_path / 'hosts.yml').write_text(yaml.safe_dump(hosts))
     (tmp_path / 'play.yml').write_text(textwrap.dedent(playbook))
     cmd = ['ansible-playbook', '-i', str(tmp_path / 'hosts.yml'), str(tmp_path / 'play.yml')]
@@ -41,6 +42,7 @@ def play(tmp_path, playbook, hosts, extra_vars=None, check=False, verbosity=0):
         cmd += ['--check', '--diff']
     if verbosity:
         cmd.append('-' + 'v' * verbosity)
+    cmd += list(args)
     env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, 'ansible.cfg'), ANSIBLE_NOCOLOR='1')
     result = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
     raw = result.stdout + result.stderr
