@@ -6,8 +6,10 @@ resuming them takes (module gpuhpc.slurm.slurm_node_state).
 
 A node's ``State=`` is a base state and flags joined by ``+``
 (``ALLOCATED+DRAIN``, ``IDLE+DRAIN``, ``DOWN+DRAIN+NOT_RESPONDING``). A node
-is drained once it has the DRAIN flag and no job is left on it: its base is
-IDLE or DOWN and it is not COMPLETING. ``Reason=`` is the last field of the
+is drained once it has the DRAIN flag and no job is left on it (its base is
+IDLE or DOWN and it is not COMPLETING), or once it is DOWN: Slurm runs no
+job on a DOWN node. A node that is DOWN or has the DRAIN flag is out of
+service already, by a person or by Slurm, and a drain leaves it as it is. ``Reason=`` is the last field of the
 line and may hold spaces.
 """
 
@@ -59,8 +61,16 @@ def draining(node):
     return 'DRAIN' in node['flags']
 
 
+def out_of_service(node):
+    """Taken out already, by a person or by Slurm: the DRAIN flag, or DOWN."""
+    return draining(node) or node['base'] == 'DOWN'
+
+
 def drained(node):
-    return draining(node) and node['base'] in _FREE and 'COMPLETING' not in node['flags']
+    """No job left, and none will start: drained, or DOWN."""
+    if 'COMPLETING' in node['flags']:
+        return False
+    return node['base'] == 'DOWN' or (draining(node) and node['base'] in _FREE)
 
 
 def in_service(node):
@@ -73,8 +83,9 @@ def missing(nodes, names):
 
 
 def to_drain(nodes, names):
-    """The names without the DRAIN flag (a node drained already, for any reason, is left as it is)."""
-    return [n for n in names if not draining(nodes[n])]
+    """The names in service: a node drained or DOWN already, for any reason, is left as it is (so
+    that whoever resumes only what it drained never brings back a node a person took out)."""
+    return [n for n in names if not out_of_service(nodes[n])]
 
 
 def to_resume(nodes, names):

@@ -40,7 +40,9 @@ def with_state(version, state, reason='rolling restart [root@2026-12-02T01:00:00
     ('IDLE', False, True),
     ('MIXED', False, True),
     ('IDLE+NOT_RESPONDING', False, False),
-    ('DOWN+NOT_RESPONDING', False, False),
+    ('DOWN+NOT_RESPONDING', True, False),
+    ('DOWN', True, False),
+    ('DOWN+COMPLETING', False, False),
 ])
 def test_states(state, drained, in_service):
     node = nodestate.parse(with_state('24.11.5', state))['gpu-02']
@@ -53,6 +55,15 @@ def test_reason_with_spaces_and_without_stamp():
     node = nodestate.parse(with_state('22.05.8', 'IDLE+DRAIN', 'replace GPU 3 [slurm@2026-12-02T01:00:00]'))['gpu-02']
     assert node['reason'] == 'replace GPU 3'
     assert nodestate.parse(with_state('22.05.8', 'IDLE', None))['gpu-02']['reason'] == ''
+
+
+@pytest.mark.parametrize('state, reason', [('DOWN', 'GPU ECC'), ('DOWN+NOT_RESPONDING', 'Not responding'),
+                                           ('IDLE+DRAIN', 'replace GPU 3'), ('DOWN+DRAIN', 'bad DIMM')])
+def test_a_node_out_of_service_is_not_drained_again(state, reason):
+    # a node an admin set DOWN with a reason, drained by a roll and resumed after it, came back in service
+    nodes = nodestate.parse(with_state('24.11.5', state, reason))
+    assert nodestate.to_drain(nodes, ['gpu-02']) == []
+    assert nodestate.not_done(nodes, ['gpu-02'], 'drained') == []
 
 
 def test_down_node_is_resumed():

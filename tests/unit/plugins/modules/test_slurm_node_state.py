@@ -100,6 +100,15 @@ def test_a_node_drained_by_someone_else_is_not_ours_to_resume(run_module, slurm)
     assert fake.nodes['gpu-01'][1] == ['DRAIN'] and fake.nodes['gpu-02'][1] == []
 
 
+def test_a_node_an_admin_set_down_stays_down_through_a_drain_and_resume(run_module, slurm):
+    fake = slurm({'gpu-01': ['DOWN', [], []], 'gpu-02': ['IDLE', [], ['41']]})
+    result = run_module(slurm_node_state.main, dict(nodes=['gpu-[01-02]'], state='drained', reason='roll'))
+    assert result['changed_nodes'] == ['gpu-02']
+    assert updates(fake) == [['scontrol', 'update', 'NodeName=gpu-02', 'State=DRAIN', 'Reason=roll']]
+    run_module(slurm_node_state.main, dict(nodes=result['changed_nodes'], state='resumed'))
+    assert fake.nodes['gpu-01'][:2] == ['DOWN', []]
+
+
 def test_requeue_instead_of_waiting(run_module, slurm):
     fake = slurm({'gpu-01': ['IDLE', [], ['41', '7']]}, polls=100)
     result = run_module(slurm_node_state.main, dict(nodes=['gpu-01'], state='drained', reason='r', requeue=True))
