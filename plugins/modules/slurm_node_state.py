@@ -19,8 +19,8 @@ description:
   - A node that is out of service already, with the DRAIN flag or DOWN (set
     down by an admin, or by Slurm), for whatever reason, is left as it is and
     not listed in RV(changed_nodes); resume only those nodes, so that a node
-    someone else took out stays out. A DOWN node counts as drained: Slurm runs
-    no job on it.
+    someone else took out stays out. A DOWN node counts as drained (Slurm runs
+    no job on it).
   - With O(state=resumed), resumes the nodes that are drained, draining or down
     (C(scontrol update State=RESUME)) and waits until they answer.
   - The state is read with C(scontrol show node -o) (its C(State=) base state
