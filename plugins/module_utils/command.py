@@ -4,8 +4,10 @@
 """Running a Slurm client command, the one way the collection does it.
 
 An argument list (no shell), stdin closed (a command that asks never waits),
-stdout and stderr captured as text, and a timeout after which the command is
-killed. run() hands back the exit status for the caller to judge (sacctmgr
+stdout and stderr captured as text, a fixed environment (the caller's, less
+the variables through which Slurm's client commands change what they print:
+SLURM_TIME_FORMAT, SQUEUE_FORMAT, SLURM_CLUSTERS, ...), and a timeout after
+which the command is killed. run() hands back the exit status for the caller to judge (sacctmgr
 exits 1 for "nothing to do"); check() takes any status but 0 as a failure.
 Plain Python, no AnsibleModule: the benchmarks and the fixture captures run
 the same code on a lab host.
@@ -15,7 +17,22 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import os
+import re
 import subprocess
+
+# Variables that change what Slurm's client commands print or ask (their
+# output formats, time format, clusters, federation, partitions): none reaches
+# a command the collection runs. SLURM_CONF (where slurm.conf is) is kept.
+_SLURM_ENV = re.compile(r'^(SLURM_|SACCT|SQUEUE_|SINFO_|SCONTROL_|SREPORT_|SSHARE_|SPRIO_|SDIAG_|SBATCH_|'
+                        r'SALLOC_|SRUN_|SCANCEL_|SSTAT_)')
+_KEPT = ('SLURM_CONF',)
+
+
+def environment(base=None):
+    """``base`` (default: this process's environment) without the Slurm client variables."""
+    base = os.environ if base is None else base
+    return dict((k, v) for k, v in base.items() if k in _KEPT or not _SLURM_ENV.match(k))
 
 
 class CommandError(Exception):
@@ -40,7 +57,7 @@ def run(argv, timeout=None, what=None):
     what = what or ' '.join(argv)
     try:
         proc = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout,
-                              check=False, universal_newlines=True, errors='replace')
+                              check=False, universal_newlines=True, errors='replace', env=environment())
     except subprocess.TimeoutExpired:
         raise CommandError('timeout', '%s did not finish within %s s' % (what, timeout))
     except OSError as e:

@@ -37,11 +37,16 @@ def sacct_args(start, end, cluster=None, accounts=None, users=None):
     return args
 
 
+# What sacct writes for a time it does not have (not started, still running).
+_NO_TIME = ('Unknown', 'None', '')
+
+
 def _time(text):
-    try:
-        return datetime.datetime.strptime(text, '%Y-%m-%dT%H:%M:%S')
-    except ValueError:
-        return None  # Unknown, None: not started / still running
+    """A time of sacct's default format; None for none. Raises ValueError for
+    any other text (a time format set for the caller: SLURM_TIME_FORMAT)."""
+    if text.strip() in _NO_TIME:
+        return None
+    return datetime.datetime.strptime(text.strip(), '%Y-%m-%dT%H:%M:%S')
 
 
 def tres_count(tres, name):
@@ -54,14 +59,21 @@ def aggregate(sacct_output, now):
 
     jobs and gpu_jobs count job ids (a requeued job once); the seconds count
     every run. ``now`` ends a running job's time when sacct gives no ElapsedRaw.
+    A line that cannot be read raises ValueError naming it: a row left out
+    would be GPU-hours missing from the report, without a word.
     """
     accounts, users, seen = {}, {}, set()
-    for line in sacct_output.splitlines():
-        cells = line.split('|')
-        if len(cells) < len(SACCT_FIELDS):
+    for number, line in enumerate(sacct_output.splitlines(), 1):
+        if not line.strip():
             continue
-        jobid, user, account, tres, start, end, dummy, elapsed = cells[:8]
-        begin, finish = _time(start), _time(end)
+        cells = line.split('|')
+        try:
+            if len(cells) != len(SACCT_FIELDS):
+                raise ValueError('%d fields, not %d (%s)' % (len(cells), len(SACCT_FIELDS), '|'.join(SACCT_FIELDS)))
+            jobid, user, account, tres, start, end, dummy, elapsed = cells
+            begin, finish = _time(start), _time(end)
+        except ValueError as e:
+            raise ValueError('sacct line %d cannot be read: %r: %s' % (number, line, e))
         if begin is None or not tres:
             continue  # never ran (a job cancelled while pending has no AllocTRES)
         if finish is not None and begin > finish:

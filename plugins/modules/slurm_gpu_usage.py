@@ -159,7 +159,10 @@ def main():
     except CommandError as e:
         module.fail_json(msg=e.message, fix='check start/end (sacct time format) and that slurmdbd answers'
                          if e.code == 'failed' else 'check that slurmdbd answers, or raise timeout')
-    accounts, users = gpu_usage.aggregate(out, now)
+    try:
+        accounts, users = gpu_usage.aggregate(out, now)
+    except ValueError as e:
+        module.fail_json(msg=str(e), fix='report this line: sacct printed what the report does not read')
     by_account, by_user, total = gpu_usage.rows(accounts, users, p['price_per_gpu_hour'])
     window = dict(start=p['start'], end=p['end'], source='sacct ' + ' '.join(args))
     report = gpu_usage.render(p['format'], by_account, by_user, total, window, p['price_per_gpu_hour'],

@@ -67,3 +67,18 @@ def test_check_passes_on_the_timeout():
     with pytest.raises(command.CommandError) as err:
         command.check(['sleep', '30'], 0.2, 'sacct')
     assert err.value.code == 'timeout'
+
+
+def test_slurm_client_variables_do_not_reach_the_command(monkeypatch):
+    """SLURM_TIME_FORMAT set for root made every time of the GPU report unreadable."""
+    monkeypatch.setenv('SLURM_TIME_FORMAT', 'relative')
+    monkeypatch.setenv('SQUEUE_FORMAT', '%i')
+    monkeypatch.setenv('SACCT_FORMAT', 'jobid')
+    monkeypatch.setenv('SLURM_CLUSTERS', 'other')
+    monkeypatch.setenv('SLURM_CONF', '/etc/slurm/slurm.conf')
+    monkeypatch.setenv('GPUHPC_KEPT', 'yes')
+    rc, out, _ = command.run(['env'], 10)
+    names = [line.split('=', 1)[0] for line in out.splitlines()]
+    assert rc == 0
+    assert not {'SLURM_TIME_FORMAT', 'SQUEUE_FORMAT', 'SACCT_FORMAT', 'SLURM_CLUSTERS'} & set(names)
+    assert {'SLURM_CONF', 'GPUHPC_KEPT', 'PATH'} <= set(names)

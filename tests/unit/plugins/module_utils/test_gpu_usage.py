@@ -99,3 +99,18 @@ def test_a_running_job_counts_up_to_now():
     accounts, dummy = gpu_usage.aggregate(line, datetime.datetime(2026, 11, 30, 10, 30))
     assert accounts['vision']['gpu_seconds'] == 2 * 1800
     assert accounts['vision']['billing_seconds'] == 2 * 1800
+
+
+@pytest.mark.parametrize('edit', [
+    # SLURM_TIME_FORMAT=%s for the caller: epoch seconds
+    lambda cells: cells[:4] + ['1764640800'] + cells[5:],
+    # a field more or less than the format asks for
+    lambda cells: cells + ['x'],
+    lambda cells: cells[:-1],
+])
+def test_a_line_that_cannot_be_read_is_an_error_not_a_row_left_out(capture, edit):
+    lines = [line for line in capture['output'].splitlines() if line]
+    ran = next(i for i, line in enumerate(lines) if gpu_usage._time(line.split('|')[4]))
+    lines[ran] = '|'.join(edit(lines[ran].split('|')))
+    with pytest.raises(ValueError, match=r'^sacct line %d cannot be read: ' % (ran + 1)):
+        gpu_usage.aggregate('\n'.join(lines) + '\n', capture['now'])
