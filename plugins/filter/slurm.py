@@ -10,7 +10,7 @@ __metaclass__ = type
 import re
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.gpuhpc.slurm.plugins.module_utils import dbcheck, hostlist, slurm_conf, slurm_packages
+from ansible_collections.gpuhpc.slurm.plugins.module_utils import dbcheck, hostlist, nodestate, slurm_conf, slurm_packages
 
 # Up to 40 characters: the name prefixes slurmdbd's tables (the longest suffix,
 # _assoc_usage_month_table, leaves 40 of MariaDB's 64). Slurm lower-cases it.
@@ -379,6 +379,13 @@ def slurm_first_job_id(read, db_check=None, conf_extra=None):
     return 0
 
 
+def slurm_gpus_visible(text):
+    """How many GPUs a node shows (``nvidia-smi -L``, MIG devices counted as
+    Slurm counts them, or ``/dev/nvidiaN`` lines), for a health check against
+    Slurm's count."""
+    return nodestate.gpus_visible(text)
+
+
 def slurm_cluster_name_error(name):
     """'' when ``name`` is a cluster name Slurm accepts, else why not."""
     if not CLUSTER_NAME.match(str(name)):
@@ -477,6 +484,7 @@ class FilterModule(object):
             'slurm_first_job_id': slurm_first_job_id,
             'slurm_conf_value': slurm_conf_value,
             'slurm_conf_merge': slurm_conf_merge,
+            'slurm_gpus_visible': slurm_gpus_visible,
             'slurmdbd_problems': slurmdbd_problems,
             'slurm_problems': slurm_problems,
             'slurm_package_files': slurm_package_files,

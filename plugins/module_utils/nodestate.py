@@ -97,3 +97,22 @@ def not_done(nodes, names, state):
     """The names not yet in ``state`` (``drained``: no job left; ``resumed``: in service)."""
     done = drained if state == 'drained' else in_service
     return [n for n in names if not done(nodes[n])]
+
+
+_SMI_GPU = re.compile(r'^GPU \d+: ')
+_SMI_MIG = re.compile(r'^\s+MIG \S+\s+Device\s+\d+: ')
+_DEV_GPU = re.compile(r'^/dev/nvidia\d+$')
+
+
+def gpus_visible(text):
+    """How many GPUs Slurm can schedule on a node, as the node shows them:
+    ``nvidia-smi -L`` (a GPU in MIG mode counts its MIG devices, each a GPU
+    for Slurm; one without MIG devices counts once), or a list of
+    ``/dev/nvidiaN`` files where there is no nvidia-smi."""
+    migs = []  # per GPU seen, its MIG devices
+    for line in (text or '').splitlines():
+        if _SMI_GPU.match(line) or _DEV_GPU.match(line.strip()):
+            migs.append(0)
+        elif _SMI_MIG.match(line) and migs:
+            migs[-1] += 1
+    return sum(max(n, 1) for n in migs)

@@ -167,7 +167,7 @@ def test_slurm_version():
 def test_filters_are_registered():
     assert {'hostlist_compress', 'hostlist_expand', 'slurm_nodes', 'slurm_partitions', 'slurm_conf_changes',
             'slurm_problems', 'slurm_version',
-            'slurm_node_name', 'db_check_report', 'account_tree', 'slurm_conf_value', 'slurm_conf_merge',
+            'slurm_node_name', 'db_check_report', 'account_tree', 'slurm_conf_value', 'slurm_conf_merge', 'slurm_gpus_visible',
             'slurmdbd_problems', 'slurm_config_change', 'slurm_config_change_text', 'slurm_first_job_id',
             'slurm_package_files', 'slurm_upgrade_problems', 'slurm_installed_packages',
             'slurm_installed_versions', 'slurm_packages_behind', 'slurm_hosts_without_facts'} == set(FilterModule().filters())

@@ -79,3 +79,23 @@ def test_down_node_is_resumed():
 def test_gpus_of_a_node(gres, gpus):
     line = with_state('24.11.5', 'IDLE').replace('Gres=gpu:a100:2', 'Gres=' + gres)
     assert nodestate.parse(line)['gpu-02']['gpus'] == gpus
+
+
+# nvidia-smi -L as NVIDIA's MIG user guide shows it: GPU 0 split in two MIG devices, GPU 1 whole
+SMI_MIG = '''GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-5d5ba0d6-d33d-2b2c-524d-9e3d8d2b8a77)
+  MIG 3g.20gb     Device  0: (UUID: MIG-c6d4f1ef-42e4-5de3-91c7-45d71c87eb3f)
+  MIG 3g.20gb     Device  1: (UUID: MIG-cba663e8-9bed-5b26-b243-5deb0e2ea0a0)
+GPU 1: NVIDIA A100-SXM4-40GB (UUID: GPU-4e5e4b2f-1d3c-6b5a-8c7d-2f1e0d9c8b7a)
+'''
+
+
+@pytest.mark.parametrize('text, gpus', [
+    (SMI_MIG, 3),
+    ('GPU 0: NVIDIA H200 (UUID: GPU-1)\nGPU 1: NVIDIA H200 (UUID: GPU-2)\n', 2),
+    ('/dev/nvidia0\n/dev/nvidia1\n', 2),
+    ('', 0),
+    ('No devices were found\n', 0),
+])
+def test_gpus_visible_as_slurm_counts_them(text, gpus):
+    # the roll compared `nvidia-smi -L | grep -c ^GPU` (2 here) with Slurm's count of MIG GPUs (3): always failed
+    assert nodestate.gpus_visible(text) == gpus
