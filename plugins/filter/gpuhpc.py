@@ -187,6 +187,19 @@ def failure_messages(result, label):
     return ['%s: %s' % (label, m if isinstance(m, str) else '; '.join(str(x) for x in m)) for m in messages]
 
 
+def async_failures(hosts, hostvars, name):
+    """The hosts among ``hosts`` whose async job, polled by async_status into
+    the variable ``name``, did not end well: no result (the host left the
+    play), unreachable, not finished, failed or a non-zero rc."""
+    failed = []
+    for host in hosts:
+        result = (hostvars.get(host) or {}).get(name)
+        if (not isinstance(result, dict) or result.get('unreachable') or not result.get('finished')
+                or result.get('failed') or result.get('rc', 0) != 0):
+            failed.append(host)
+    return failed
+
+
 def gpg_fingerprints(lines):
     """The primary keys' fingerprints (upper case) in ``gpg --with-colons --show-keys`` output: the first
     ``fpr`` record after each ``pub`` record (the others are subkeys')."""
@@ -260,6 +273,7 @@ def _lookup(value, values):
 class FilterModule(object):
     def filters(self):
         return {
+            'async_failures': async_failures,
             'config_entries': config_entries,
             'failure_messages': failure_messages,
             'gpg_fingerprints': gpg_fingerprints,

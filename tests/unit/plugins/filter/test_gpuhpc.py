@@ -101,7 +101,7 @@ def test_munge_problems_key_host_only_matters_without_a_key():
 
 
 def test_filters_are_registered():
-    assert set(FilterModule().filters()) == {'config_entries', 'failure_messages', 'gpg_fingerprints',
+    assert set(FilterModule().filters()) == {'async_failures', 'config_entries', 'failure_messages', 'gpg_fingerprints',
                                              'inventory_problems', 'key_sha256', 'munge_key_error', 'munge_problems',
                                              'packages_missing', 'probe_address', 'prometheus_samples', 'renamed_vars',
                                              'scrape_targets', 'service_running'}
@@ -299,3 +299,14 @@ def test_service_running_needs_running_and_enabled(unit, running):
 def test_service_running_without_facts_says_no_so_that_the_start_task_runs():
     assert service_running('munge', None) is False
     assert service_running('munge', {}) is False
+
+
+def test_async_failures_name_every_host_that_did_not_switch():
+    from ansible_collections.gpuhpc.slurm.plugins.filter.gpuhpc import async_failures
+    done = dict(finished=1, rc=0, failed=False)
+    hostvars = {'ctl': dict(sw=done), 'gpu-01': dict(sw=dict(done, rc=1, failed=True)),
+                'gpu-02': dict(sw=dict(unreachable=True)), 'gpu-03': dict(sw=dict(finished=0)),
+                'gpu-04': {}, 'login': dict(sw=done)}
+    assert async_failures(['ctl', 'gpu-01', 'gpu-02', 'gpu-03', 'gpu-04', 'login', 'gone'], hostvars, 'sw') == [
+        'gpu-01', 'gpu-02', 'gpu-03', 'gpu-04', 'gone']
+    assert async_failures(['ctl', 'login'], hostvars, 'sw') == []
