@@ -343,6 +343,66 @@ def slurm_config_change_text(change):
     return '; '.join(parts) or 'nothing'
 
 
+# The file the slurmctld role writes into a shared state folder: a folder on
+# the root file system without it is not the shared one (a mount missing).
+STATE_MARKER = '.gpuhpc-state'
+
+
+def _state_read(lines):
+    """``key=value`` lines (config.yml, "the state folder on each controller") as a dict."""
+    return dict(line.split('=', 1) for line in lines or [] if '=' in line)
+
+
+def slurm_state_plan(reads, settings):
+    """What the state folder of slurmctld needs before slurm.conf is written.
+
+    ``reads`` maps each controller to what it said (``key=value`` lines): ``old``
+    (the StateSaveLocation of its slurm.conf, '' without one), ``old_saved`` and
+    ``new_saved`` (``yes`` where that folder holds ``job_state``), ``mount`` (the
+    mount point the new folder is on), ``marker`` (``yes`` where it holds
+    STATE_MARKER). ``settings``: ``new`` (the folder this run writes),
+    ``shared`` (slurm_state_save_location is set), ``db`` (this run's
+    slurmdbd_db_check result: ``schema.unfinished_jobs``), ``empty_ok``
+    (slurm_state_empty_ok).
+
+    Returns ``{action, from, problems}``: ``migrate`` (stop slurmctld, copy the
+    state from ``from`` into the new folder, verify, then write slurm.conf) where
+    a controller's current folder holds state and the new one holds none;
+    ``none`` otherwise. ``problems`` name, per controller, a start that would
+    lose the jobs: an empty new folder while the database has jobs not ended,
+    or a shared folder that is neither a mount nor marked.
+    """
+    new = settings.get('new') or ''
+    unfinished = int((((settings.get('db') or {}).get('schema') or {}).get('unfinished_jobs')) or 0)
+    plan = dict(action='none', problems=[], **{'from': ''})
+    for host, lines in sorted((reads or {}).items()):
+        read = _state_read(lines)
+        old = read.get('old') or ''
+        moved = bool(old) and old.rstrip('/') != new.rstrip('/')
+        new_saved = read.get('new_saved') == 'yes'
+        if moved and read.get('old_saved') == 'yes':
+            if new_saved:
+                plan['problems'].append(
+                    "%s: both the current state folder %s and slurm_state_save_location's %s hold slurmctld's state "
+                    "(job_state): move the one that is not current aside, then run again" % (host, old, new))
+            else:
+                plan.update(action='migrate', **{'from': old})
+            continue
+        if settings.get('shared') and read.get('mount', '/') == '/' and read.get('marker') != 'yes':
+            plan['problems'].append(
+                "%s: slurm_state_save_location %s is on the root file system and holds no %s: it is not the shared "
+                "folder (is its mount missing?). Mount the shared folder there, or, if it is shared another way, "
+                "create %s/%s" % (host, new, STATE_MARKER, new, STATE_MARKER))
+        elif not new_saved and unfinished and not settings.get('empty_ok'):
+            plan['problems'].append(
+                "%s: slurmctld would start on %s, which holds no saved state (job_state), while the accounting "
+                "database has %d job(s) of the cluster not ended: every running job would be killed and the queue "
+                "lost. Mount or restore the state folder; if the state is lost for good, set "
+                "slurm_state_empty_ok=true (then close the lost jobs' records: sacctmgr show runawayjobs)"
+                % (host, new, unfinished))
+    return plan
+
+
 # slurm.conf's MaxJobId when it is not set (0x03ff0000, src/common/slurm_protocol_defs.h).
 DEFAULT_MAX_JOB_ID = 67043328
 
@@ -485,6 +545,7 @@ class FilterModule(object):
             'slurm_conf_value': slurm_conf_value,
             'slurm_conf_merge': slurm_conf_merge,
             'slurm_gpus_visible': slurm_gpus_visible,
+            'slurm_state_plan': slurm_state_plan,
             'slurmdbd_problems': slurmdbd_problems,
             'slurm_problems': slurm_problems,
             'slurm_package_files': slurm_package_files,

@@ -244,9 +244,11 @@ def inspect(conn, database, cluster_name=None):
     table (``last_job_id``: 0 without jobs, None without the table). Newest by
     the table's own row number (job_db_inx, its primary key: one index look-up),
     not the highest id: job ids wrap at MaxJobId, and after a wrap the newest
-    job has a low id.
+    job has a low id. And how many of its jobs have not ended (``unfinished_jobs``:
+    pending, running or suspended for the database; a controller that starts
+    on an empty state folder loses every one).
     """
-    facts = dict(database=database, last_job_id=None)
+    facts = dict(database=database, last_job_id=None, unfinished_jobs=None)
     with conn.cursor() as cur:
         cur.execute('SELECT VERSION(), @@version_comment, CURRENT_USER()')
         facts['version'], facts['version_comment'], facts['user'] = cur.fetchone()
@@ -282,6 +284,9 @@ def inspect(conn, database, cluster_name=None):
                         % (quote_name(database), quote_name(job_table)))
             row = cur.fetchone()
             facts['last_job_id'] = int(row[0]) if row and row[0] is not None else 0
+            cur.execute('SELECT COUNT(*) FROM %s.%s WHERE time_end = 0 AND deleted = 0'
+                        % (quote_name(database), quote_name(job_table)))
+            facts['unfinished_jobs'] = int(cur.fetchone()[0])
     return facts
 
 
@@ -434,7 +439,8 @@ def _schema(facts, expected, problems, privileges, cluster_name):
         state = 'other'
     schema = dict(state=state, version=found, expected=expected[0] if expected else None,
                   oldest_convertible=expected[1] if expected else None, clusters=facts['clusters'],
-                  tables_missing={}, cluster_registered=None, last_job_id=facts.get('last_job_id'))
+                  tables_missing={}, cluster_registered=None, last_job_id=facts.get('last_job_id'),
+                  unfinished_jobs=facts.get('unfinished_jobs'))
 
     if state == 'absent':
         schema['action'] = 'create'

@@ -201,6 +201,9 @@ schema:
       table's row order (job ids wrap at C(MaxJobId), so the newest is not always the highest);
       0 without jobs, null without that table or without O(cluster_name). A controller rebuilt on
       an empty state folder continues after it (C(FirstJobId), role gpuhpc.slurm.slurm).
+    - C(unfinished_jobs) is how many jobs of O(cluster_name) have no end in the database (pending,
+      running or suspended; null as C(last_job_id)). The slurm role refuses to start slurmctld on an
+      empty state folder while there are any.
   returned: on connection
   type: dict
   sample:
@@ -213,6 +216,7 @@ schema:
     tables_missing: {}
     cluster_registered: true
     last_job_id: 4127
+    unfinished_jobs: 12
 slurm_version:
   description:
     - The Slurm release the schema was judged against, and where it came from

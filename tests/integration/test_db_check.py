@@ -96,7 +96,11 @@ def test_newest_job_id_of_the_cluster(check, fresh):
     for job_id, submit in ((41, 100), (67043327, 200), (977, 300)):
         fresh.sql(f"INSERT INTO {DB}.gpulab_job_table ({columns}) "
                   f"VALUES (1, 'j', 1, {job_id}, 0, 0, 1000, 1000, 0, 0, 0, 1, 'gpu', 1, 3, {submit})")
-    assert check(fresh.params('slurm', cluster_name='gpulab'))['schema']['last_job_id'] == 977
+    schema = check(fresh.params('slurm', cluster_name='gpulab'))['schema']
+    assert schema['last_job_id'] == 977
+    assert schema['unfinished_jobs'] == 3  # none has an end (time_end 0)
+    fresh.sql(f"UPDATE {DB}.gpulab_job_table SET time_end = 400 WHERE id_job = 41")
+    assert check(fresh.params('slurm', cluster_name='gpulab'))['schema']['unfinished_jobs'] == 2
     assert check(fresh.params('slurm', cluster_name='other'))['schema']['last_job_id'] is None
 
 

@@ -11,6 +11,7 @@ from ansible_collections.gpuhpc.slurm.plugins.filter.slurm import (
     slurm_hosts_without_facts,
     slurm_nodes,
     slurm_problems,
+    slurm_state_plan,
     slurm_partitions,
     slurm_version,
 )
@@ -167,7 +168,7 @@ def test_slurm_version():
 def test_filters_are_registered():
     assert {'hostlist_compress', 'hostlist_expand', 'slurm_nodes', 'slurm_partitions', 'slurm_conf_changes',
             'slurm_problems', 'slurm_version',
-            'slurm_node_name', 'db_check_report', 'account_tree', 'slurm_conf_value', 'slurm_conf_merge', 'slurm_gpus_visible',
+            'slurm_node_name', 'db_check_report', 'account_tree', 'slurm_conf_value', 'slurm_conf_merge', 'slurm_gpus_visible', 'slurm_state_plan',
             'slurmdbd_problems', 'slurm_config_change', 'slurm_config_change_text', 'slurm_first_job_id',
             'slurm_package_files', 'slurm_upgrade_problems', 'slurm_installed_packages',
             'slurm_installed_versions', 'slurm_packages_behind', 'slurm_hosts_without_facts'} == set(FilterModule().filters())
@@ -365,3 +366,62 @@ def test_first_job_id_none_on_a_running_or_new_cluster():
     assert slurm_first_job_id(['none'], {'schema': {'last_job_id': 0}}) == 0
     assert slurm_first_job_id(['none'], {}) == 0
     assert slurm_first_job_id([], None) == 0
+
+
+
+LOCAL = '/var/lib/slurm/slurmctld'
+SHARED = '/srv/slurm-state/slurmctld'
+DB_RUNNING = {'schema': {'last_job_id': 40, 'unfinished_jobs': 4}}
+
+
+def read(old=LOCAL, old_saved=True, new_saved=False, mount='/', marker=False):
+    return ['old=%s' % old] + (['old_saved=yes'] if old_saved else []) + (['new_saved=yes'] if new_saved else []) \
+        + (['marker=yes'] if marker else []) + ['mount=%s' % mount]
+
+
+def test_a_new_state_folder_gets_the_state_of_the_current_one():
+    # the HA recipe on a live cluster: slurmctld restarted on an empty folder, and all 4 jobs ended CANCELLED
+    plan = slurm_state_plan({'ctl': read(mount='/srv/slurm-state')},
+                            dict(new=SHARED, shared=True, db=DB_RUNNING, empty_ok=False))
+    assert plan == {'action': 'migrate', 'from': LOCAL, 'problems': []}
+
+
+def test_both_folders_with_state_is_refused():
+    plan = slurm_state_plan({'ctl': read(new_saved=True, mount='/srv/slurm-state')},
+                            dict(new=SHARED, shared=True, db=DB_RUNNING))
+    assert plan['action'] == 'none' and plan['problems'][0].startswith(
+        'ctl: both the current state folder /var/lib/slurm/slurmctld and slurm_state_save_location')
+
+
+def test_an_unmounted_shared_folder_is_refused_by_name():
+    # a rebuilt primary whose NFS mount is missing: a local, empty folder at the same path
+    plan = slurm_state_plan({'ctl': read(old=SHARED, old_saved=False), 'ctl2': read(old=SHARED, new_saved=True,
+                                                                                      mount='/srv/slurm-state')},
+                            dict(new=SHARED, shared=True, db=DB_RUNNING))
+    assert plan['action'] == 'none'
+    assert plan['problems'] == [
+        'ctl: slurm_state_save_location /srv/slurm-state/slurmctld is on the root file system and holds no '
+        '.gpuhpc-state: it is not the shared folder (is its mount missing?). Mount the shared folder there, or, if '
+        'it is shared another way, create /srv/slurm-state/slurmctld/.gpuhpc-state']
+    marked = slurm_state_plan({'ctl': read(old=SHARED, new_saved=True, old_saved=True, marker=True)},
+                              dict(new=SHARED, shared=True, db=DB_RUNNING))
+    assert marked == {'action': 'none', 'from': '', 'problems': []}
+
+
+def test_an_empty_folder_while_the_database_has_jobs_not_ended_is_refused_unless_allowed():
+    settings = dict(new=LOCAL, shared=False, db=DB_RUNNING)
+    plan = slurm_state_plan({'ctl': read(old='', old_saved=False)}, settings)
+    assert plan['problems'] == [
+        'ctl: slurmctld would start on /var/lib/slurm/slurmctld, which holds no saved state (job_state), while the '
+        'accounting database has 4 job(s) of the cluster not ended: every running job would be killed and the queue '
+        'lost. Mount or restore the state folder; if the state is lost for good, set slurm_state_empty_ok=true '
+        '(then close the lost jobs\' records: sacctmgr show runawayjobs)']
+    assert slurm_state_plan({'ctl': read(old='', old_saved=False)}, dict(settings, empty_ok=True))['problems'] == []
+
+
+def test_nothing_to_do_on_a_new_cluster_or_a_steady_one():
+    fresh = dict(new=LOCAL, shared=False, db={'schema': {'last_job_id': None, 'unfinished_jobs': None}})
+    assert slurm_state_plan({'ctl': read(old='', old_saved=False)}, fresh)['problems'] == []
+    steady = slurm_state_plan({'ctl': read(old=LOCAL, new_saved=True)}, dict(new=LOCAL, db=DB_RUNNING))
+    assert steady == {'action': 'none', 'from': '', 'problems': []}
+    assert slurm_state_plan({}, dict(new=LOCAL, db=DB_RUNNING))['problems'] == []
