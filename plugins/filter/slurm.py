@@ -81,7 +81,18 @@ def _expand_files(files):
         return [str(e)]
 
 
-def slurm_nodes(hosts, hostvars, memory_reserved_mb=0, gres_autodetect=''):
+def node_memory(memtotal_mb, reserved_mb=0, granularity_mb=1):
+    """RealMemory from a node's MemTotal: ``reserved_mb`` kept back, then rounded
+    down to a multiple of ``granularity_mb``, so that the few MiB a kernel update
+    or a firmware change moves MemTotal by do not change slurm.conf's NodeName
+    line (and restart slurmctld and every slurmd). A value below one granule is
+    kept as it is; at least 1."""
+    memory = max(int(memtotal_mb) - int(reserved_mb), 1)
+    granularity = max(int(granularity_mb or 1), 1)
+    return memory - memory % granularity if memory >= granularity else memory
+
+
+def slurm_nodes(hosts, hostvars, memory_reserved_mb=0, gres_autodetect='', memory_granularity_mb=1):
     """Node definitions of slurm.conf and gres.conf from the inventory.
 
     Returns ``{'nodes': [...], 'problems': [...], 'def_mem_per_cpu': MiB}``:
@@ -107,7 +118,7 @@ def slurm_nodes(hosts, hostvars, memory_reserved_mb=0, gres_autodetect=''):
         memory = hv.get('slurm_node_real_memory')
         if memory in (None, '', 0):
             if 'memtotal_mb' in facts:
-                memory = max(int(facts['memtotal_mb']) - int(memory_reserved_mb), 1)
+                memory = node_memory(facts['memtotal_mb'], memory_reserved_mb, memory_granularity_mb)
             else:
                 problems.append('%s: no hardware facts and no slurm_node_real_memory: gather facts '
                                 'on the node or set slurm_node_real_memory' % host)

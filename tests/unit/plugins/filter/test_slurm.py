@@ -34,15 +34,32 @@ def test_hosts_without_facts_are_those_lacking_memory_in_order():
 
 def test_identical_nodes_fold_into_one_line():
     hostvars = dict(('gpu-%02d' % i, node(slurm_node_gpus=dict(count=8, type='h100'))) for i in range(1, 13))
-    result = slurm_nodes(sorted(hostvars), hostvars, 1024)
+    result = slurm_nodes(sorted(hostvars), hostvars, 1024, '', 1024)
     assert result['problems'] == []
     assert len(result['nodes']) == 1
     n = result['nodes'][0]
     assert n['name'] == 'gpu-[01-12]'
     assert (n['cpus'], n['sockets'], n['cores_per_socket'], n['threads_per_core']) == (64, 2, 16, 2)
-    assert n['real_memory'] == 515000 - 1024
+    assert n['real_memory'] == 513024  # 515000 - 1024, rounded down to GiB
     assert n['gpus'] == dict(count=8, type='h100', files='/dev/nvidia[0-7]')
-    assert result['def_mem_per_cpu'] == (515000 - 1024) // 64
+    assert result['def_mem_per_cpu'] == 513024 // 64
+
+
+@pytest.mark.parametrize('memtotal', [515000, 514990, 514100])
+def test_memory_that_moves_by_a_few_mib_keeps_the_node_line(memtotal):
+    # a kernel update moved MemTotal: RealMemory (and DefMemPerCPU) changed, slurmctld and every slurmd restarted
+    hostvars = {'gpu-01': node(ansible_facts=dict(FACTS, memtotal_mb=memtotal))}
+    result = slurm_nodes(['gpu-01'], hostvars, 1024, '', 1024)
+    assert result['nodes'][0]['real_memory'] == 513024
+    assert result['def_mem_per_cpu'] == 8016
+
+
+def test_node_memory():
+    from ansible_collections.gpuhpc.slurm.plugins.filter.slurm import node_memory
+    assert node_memory(515000, 1024, 1024) == 513024
+    assert node_memory(515000, 1024, 1) == 513976
+    assert node_memory(1500, 1024, 1024) == 476  # below one granule: as it is
+    assert node_memory(100, 1024, 1024) == 1
 
 
 def test_different_nodes_stay_apart_and_explicit_values_win():
