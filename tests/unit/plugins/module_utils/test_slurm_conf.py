@@ -44,7 +44,20 @@ def test_a_select_type_change_needs_a_restart():
 
 
 def test_a_new_node_needs_a_restart():
-    assert changes(OLD, OLD.replace('gpu-[01-02] CPUs', 'gpu-[01-03] CPUs'))['restart'] is True
+    result = changes(OLD, OLD.replace('gpu-[01-02] CPUs', 'gpu-[01-03] CPUs'))
+    assert result['restart'] is True and result['keys'] == ['nodename', 'gpu-03 added']
+
+
+def test_a_nodes_hardware_change_is_named_node_by_node():
+    # a lost DIMM on gpu-02: the restart it takes says which node and what, not just "nodename"
+    old = 'NodeName=gpu-[01-02] CPUs=2 RealMemory=8192 Gres=gpu:2 State=UNKNOWN\n'
+    new = ('NodeName=gpu-01 CPUs=2 RealMemory=8192 Gres=gpu:2 State=UNKNOWN\n'
+           'NodeName=gpu-02 CPUs=2 RealMemory=7168 Gres=gpu:1 State=UNKNOWN\n'
+           'NodeName=gpu-04 CPUs=4 RealMemory=8192 State=UNKNOWN\n')
+    result = changes(old, new)
+    assert result['restart'] is True
+    assert result['keys'] == ['nodename', 'gpu-02 Gres gpu:2 -> gpu:1', 'gpu-02 RealMemory 8192 -> 7168',
+                              'gpu-04 added']
 
 
 def test_a_first_write_is_a_restart():
