@@ -85,7 +85,9 @@ changed_files:
   returned: always
   sample: [slurm.conf]
 keys:
-  description: The slurm.conf keys (lower case) whose value changed, and the line types (nodename, partitionname) that did.
+  description:
+    - The slurm.conf keys (lower case) whose value changed, the line types (nodename, partitionname) that did, then
+      what changed node by node, for example C(gpu-02 RealMemory 8192 -> 7168) or C(gpu-03 added).
   type: list
   elements: str
   returned: always

@@ -29,7 +29,7 @@ def test_a_reconfigure_key_does_not_take_a_restart(run_module, tmp_path):
 def test_a_node_line_change_takes_a_restart(run_module, tmp_path):
     run_module(slurm_config.main, args(tmp_path))
     result = run_module(slurm_config.main, args(tmp_path, CONF.replace('CPUs=2', 'CPUs=4')))
-    assert result['keys'] == ['nodename'] and result['restart'] is True
+    assert result['keys'] == ['nodename', 'gpu-01 CPUs 2 -> 4'] and result['restart'] is True
 
 
 def test_gres_conf_alone(run_module, tmp_path):
