@@ -107,7 +107,7 @@ def run(module, qos=None, accounts=None, users=None):
     need_tres = any(e.get(f) is not None for e in wanted
                     for f in ('grp_tres', 'max_tres_per_user', 'max_tres_per_job'))
     try:
-        state = read_state(runner, p.get('cluster'), kinds, need_tres)
+        state = read_state(runner, p.get('cluster'), kinds, need_tres, need_qos_use=bool(p['purge'] and qos))
         keep_case = p.get('preserve_case_user')
         if keep_case is None:
             keep_case = preserve_case_user(p['slurmdbd_conf'])

@@ -171,7 +171,11 @@ def plan_qos(plan, state, qos, purge):
             mods.setdefault(key, []).append(name)
             plan.modified('qos', name, changes, current)
     if purge:
-        plan.purge('qos', sorted(state['qos']), set(q['name'] for q in qos), PROTECTED_QOS,
+        # QoS are global: one an association of another cluster uses (a
+        # slurmdbd several clusters share) is that cluster's too, and is kept
+        others = set(name for name, clusters in (state.get('qos_use') or {}).items()
+                     if clusters - set([state.get('cluster')]))
+        plan.purge('qos', sorted(state['qos']), set(q['name'] for q in qos), set(PROTECTED_QOS) | others,
                    lambda name: show(state['qos'][name]))
     plan.batch(adds, lambda names, key: ['add', 'qos', 'name=' + names] + list(key))
     plan.batch(mods, lambda names, key: ['modify', 'qos', 'where', 'name=' + names, 'set'] + list(key))
@@ -330,9 +334,13 @@ def plan_users(plan, state, users, purge, present_qos, present_accounts):
         if missing or extra:
             changes['accounts'] = wanted_accounts
         info_changes = _changed(info, current_info)
-        if info_changes:
-            user_mods.setdefault(tuple(set_clause(USER_FIELDS, info_changes)), []).append(name)
-            changes.update(info_changes)
+        # the default account is one per cluster: changed only on this one (the admin level is global)
+        for scope, fields in (('user', [f for f in info_changes if f != 'default_account']),
+                              ('cluster', [f for f in info_changes if f == 'default_account'])):
+            if fields:
+                clause = set_clause(USER_FIELDS, dict((f, info_changes[f]) for f in fields))
+                user_mods.setdefault((scope, tuple(clause)), []).append(name)
+        changes.update(info_changes)
         # association fields on the associations the user keeps
         kept = [a for a in wanted_accounts if a in mine]
         assoc_changes = {}
@@ -354,7 +362,8 @@ def plan_users(plan, state, users, purge, present_qos, present_accounts):
                                          ['account=' + ','.join(key[0])] + list(key[2])))
     plan.batch(assoc_adds, lambda names, key: (['add', 'user', 'name=' + names] + where +
                                                ['account=' + ','.join(key[0])] + list(key[1])))
-    plan.batch(user_mods, lambda names, key: ['modify', 'user', 'where', 'name=' + names, 'set'] + list(key))
+    plan.batch(user_mods, lambda names, key: (['modify', 'user', 'where', 'name=' + names] +
+                                              (where if key[0] == 'cluster' else []) + ['set'] + list(key[1])))
     plan.batch(assoc_mods, lambda names, key: ['modify', 'user', 'where', 'name=' + names] + where +
                ['set'] + list(key))
     plan.batch(assoc_dels, lambda names, acct: ['delete', 'user', 'where', 'name=' + names, 'account=' + acct] +

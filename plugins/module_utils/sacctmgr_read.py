@@ -20,9 +20,13 @@ from ansible_collections.gpuhpc.slurm.plugins.module_utils.sacctmgr_values impor
     ASSOC_FIELDS, QOS_FIELDS, normalise, show)
 
 
-def read_state(runner, cluster=None, kinds=('qos', 'accounts', 'users'), need_tres=False):
-    """What sacctmgr holds, normalised: at most six invocations whatever the size."""
-    state = dict(cluster=None, tres=None, qos={}, accounts={}, users={}, assocs={})
+def read_state(runner, cluster=None, kinds=('qos', 'accounts', 'users'), need_tres=False, need_qos_use=False):
+    """What sacctmgr holds, normalised: at most seven invocations whatever the size.
+
+    With ``need_qos_use`` (a QoS purge), also which clusters' associations use
+    each QoS (``qos_use``: {name: set of clusters}): QoS are global to a
+    slurmdbd that several clusters may share."""
+    state = dict(cluster=None, tres=None, qos={}, accounts={}, users={}, assocs={}, qos_use={})
     if 'accounts' in kinds or 'users' in kinds:
         clusters = [row[0] for row in runner.read('cluster', ['Cluster'])]
         if cluster is None:
@@ -44,6 +48,10 @@ def read_state(runner, cluster=None, kinds=('qos', 'accounts', 'users'), need_tr
     for row in runner.read('qos', ['Name'] + [QOS_FIELDS[f][0] for f in qos_fields]):
         state['qos'][row[0]] = dict((f, normalise(QOS_FIELDS[f][2], v, 'qos %s %s' % (row[0], f)))
                                     for f, v in zip(qos_fields, row[1:]))
+    if need_qos_use:
+        for assoc_cluster, qos, default_qos in runner.read('assoc', ['Cluster', 'QOS', 'DefaultQOS']):
+            for name in [q for q in qos.split(',') + [default_qos] if q]:
+                state['qos_use'].setdefault(name.lower(), set()).add(assoc_cluster)
     if 'accounts' in kinds or 'users' in kinds:
         for name, descr, org in runner.read('account', ['Account', 'Description', 'Organization']):
             state['accounts'][name] = dict(description=normalise('text', descr, name), organization=normalise('text', org, name))

@@ -286,3 +286,24 @@ def test_changes_follow_the_commands_of_each_kind():
                                       'delete account where name=b cluster=gpulab',
                                       'delete qos where name=gone,old']
     assert plan.before['users'] == dict(x=dict(accounts=['a']), w=dict(accounts=['a']))
+
+
+def test_a_qos_purge_keeps_what_another_cluster_uses():
+    # on a slurmdbd several clusters share, purge deleted the other clusters' QoS (QoS are global)
+    current = state(qos={'normal': {}, 'theirs': {}, 'ours': {}, 'unused': {}},
+                    qos_use={'theirs': {'other', 'gpulab'}, 'ours': {'gpulab'}, 'normal': {'other'}})
+    plan = sp.plan_all(current, qos=[dict(name='gpu')], purge=True)
+    assert commands_of(plan) == ['add qos name=gpu', 'delete qos where name=ours,unused']
+
+
+def test_a_default_account_changes_on_this_cluster_only():
+    current = state(users={'root': dict(default_account='root', admin_level='administrator'),
+                           'ana': dict(default_account='a', admin_level='none')},
+                    assocs={('root', ''): dict(parent=None), ('a', ''): dict(parent='root'),
+                            ('b', ''): dict(parent='root'), ('a', 'ana'): dict(parent='a'),
+                            ('b', 'ana'): dict(parent='b')})
+    plan = sp.plan_all(current, users=[dict(name='ana', default_account='b', accounts=['a'], admin_level='operator')])
+    assert sorted(commands_of(plan)) == [
+        'modify user where name=ana cluster=gpulab set defaultaccount=b',
+        'modify user where name=ana set adminlevel=operator',
+    ]
