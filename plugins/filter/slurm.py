@@ -414,6 +414,18 @@ def slurm_state_plan(reads, settings):
     return plan
 
 
+def slurm_jobs_text(reads):
+    """The jobs the cluster runs and queues, in words, from the first
+    controller's read (``jobs_running``, ``jobs_pending``; see
+    slurm_state_plan): what a restart or a state move must keep. '' where
+    nothing was read (slurmctld not answering: no number is given)."""
+    first = _state_read(next(iter((reads or {}).values()), []))
+    running, pending = first.get('jobs_running', ''), first.get('jobs_pending', '')
+    if not (running.strip().isdigit() and pending.strip().isdigit()):
+        return ''
+    return '%s running and %s pending job(s)' % (int(running), int(pending))
+
+
 # slurm.conf's MaxJobId when it is not set (0x03ff0000, src/common/slurm_protocol_defs.h).
 DEFAULT_MAX_JOB_ID = 67043328
 
@@ -557,6 +569,7 @@ class FilterModule(object):
             'slurm_conf_merge': slurm_conf_merge,
             'slurm_gpus_visible': slurm_gpus_visible,
             'slurm_state_plan': slurm_state_plan,
+            'slurm_jobs_text': slurm_jobs_text,
             'slurmdbd_problems': slurmdbd_problems,
             'slurm_problems': slurm_problems,
             'slurm_package_files': slurm_package_files,

@@ -185,7 +185,7 @@ def test_slurm_version():
 def test_filters_are_registered():
     assert {'hostlist_compress', 'hostlist_expand', 'slurm_nodes', 'slurm_partitions', 'slurm_conf_changes',
             'slurm_problems', 'slurm_version',
-            'slurm_node_name', 'db_check_report', 'account_tree', 'slurm_conf_value', 'slurm_conf_merge', 'slurm_gpus_visible', 'slurm_state_plan',
+            'slurm_node_name', 'db_check_report', 'account_tree', 'slurm_conf_value', 'slurm_conf_merge', 'slurm_gpus_visible', 'slurm_state_plan', 'slurm_jobs_text',
             'slurmdbd_problems', 'slurm_config_change', 'slurm_config_change_text', 'slurm_first_job_id',
             'slurm_package_files', 'slurm_upgrade_problems', 'slurm_installed_packages',
             'slurm_installed_versions', 'slurm_packages_behind', 'slurm_hosts_without_facts'} == set(FilterModule().filters())
@@ -442,3 +442,11 @@ def test_nothing_to_do_on_a_new_cluster_or_a_steady_one():
     steady = slurm_state_plan({'ctl': read(old=LOCAL, new_saved=True)}, dict(new=LOCAL, db=DB_RUNNING))
     assert steady == {'action': 'none', 'from': '', 'problems': []}
     assert slurm_state_plan({}, dict(new=LOCAL, db=DB_RUNNING))['problems'] == []
+
+
+def test_jobs_text_from_the_first_controllers_read():
+    from ansible_collections.gpuhpc.slurm.plugins.filter.slurm import slurm_jobs_text
+    reads = {'ctl': ['jobs_running=4', 'jobs_pending=12'] + read(), 'ctl2': ['jobs_running=0', 'jobs_pending=0']}
+    assert slurm_jobs_text(reads) == '4 running and 12 pending job(s)'
+    assert slurm_jobs_text({'ctl': read()}) == ''  # slurmctld did not answer: no number
+    assert slurm_jobs_text({}) == ''
