@@ -46,12 +46,54 @@ def write_inventory(installed, name, text):
     return str(path)
 
 
-def test_tarball_leaves_out_dev_files(installed):
-    listing = subprocess.run(['tar', '-tzf', str(installed['tarball'])], check=True,
-                             capture_output=True, text=True).stdout.split()
-    assert 'roles/munge/tasks/main.yml' in listing
-    assert 'playbooks/site.yml' in listing
-    assert not [p for p in listing if p.startswith(('.venv', '.collections', '.lab', '.git/'))]
+# The collection's own content: what a user installs (galaxy.yml's manifest).
+CONTENT = {'CHANGELOG.md', 'FILES.json', 'LICENSE', 'MANIFEST.json', 'README.md', 'docs', 'inventory', 'meta',
+           'playbooks', 'plugins', 'roles'}
+
+
+def listing(tarball):
+    return subprocess.run(['tar', '-tzf', str(tarball)], check=True, capture_output=True, text=True).stdout.split()
+
+
+def test_tarball_holds_only_the_collections_content(installed):
+    names = listing(installed['tarball'])
+    assert 'roles/munge/tasks/main.yml' in names
+    assert 'playbooks/site.yml' in names
+    assert set(n.split('/')[0] for n in names) == CONTENT
+    assert set(n.split('/')[1] for n in names if n.startswith('inventory/') and n.count('/') > 1) == {'example'}
+
+
+def test_a_used_checkout_packs_no_inventory_pki_or_cache(tmp_path):
+    """A checkout after `cp -r inventory/example inventory/prod` and a run: the
+    site inventory (vaulted values), the web_config CA's private key, the
+    caches; none of them may reach the tarball."""
+    tree = tmp_path / 'checkout'
+    files = subprocess.run(['git', 'ls-files', '-z'], cwd=ROOT, check=True, capture_output=True).stdout
+    for name in filter(None, files.decode().split('\0')):
+        src, dest = os.path.join(ROOT, name), tree / name
+        if os.path.isfile(src):
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            dest.write_bytes(open(src, 'rb').read())
+    planted = {
+        'inventory/prod/hosts.yml': 'all: {}\n',
+        'inventory/prod/group_vars/all/vault.yml': '$ANSIBLE_VAULT;1.1;AES256\n3031\n',
+        'inventory/prod/pki/ca.key': '-----BEGIN PRIVATE KEY-----\n',
+        'inventory/example/pki/ca.key': '-----BEGIN PRIVATE KEY-----\n',
+        '.pytest_cache/v/cache/lastfailed': '{}\n',
+        '.molecule/state.yml': '{}\n',
+        'roles/munge/.pytest_cache/x': '{}\n',
+        'secrets.yml': 'munge_key: x\n',
+    }
+    for name, text in planted.items():
+        (tree / name).parent.mkdir(parents=True, exist_ok=True)
+        (tree / name).write_text(text)
+    out = tmp_path / 'build'
+    subprocess.run(['ansible-galaxy', 'collection', 'build', '--output-path', str(out), str(tree)],
+                   check=True, capture_output=True, cwd=str(tmp_path))
+    names = listing(next(out.glob('gpuhpc-slurm-*.tar.gz')))
+    assert [n for n in names if any(n.startswith(p) for p in planted)] == []
+    assert not [n for n in names if 'pki' in n.split('/') or n.endswith('.key') or 'inventory/prod' in n]
+    assert set(n.split('/')[0] for n in names) == CONTENT
 
 
 @pytest.mark.parametrize('kind, name', [
