@@ -4,17 +4,19 @@
 #   tools/test.sh                 all stages
 #   tools/test.sh unit molecule   only those
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 
 all=(lint sanity unit integration molecule)
 stages=("${@:-${all[@]}}")
-scenarios=(${GPUHPC_MOLECULE_SCENARIOS:-default debian12})
+read -ra scenarios <<<"${GPUHPC_MOLECULE_SCENARIOS:-default debian12}"
 
 tools/deps.sh || { echo "make test: could not install the tools (tools/deps.sh)"; exit 1; }
 # shellcheck disable=SC1091
 source .venv/bin/activate
 
 stage_lint()       { yamllint -s . && ansible-lint --nocolor; }
+# ansible-test's shell script test needs shellcheck: without it, it passes having checked nothing
+prepare_sanity()   { need_packages shellcheck:shellcheck; }
 stage_sanity()     { tools/sanity.sh; }
 stage_unit()       { pytest -q -p no:cacheprovider tests/unit; }
 # What a stage installs (apt) comes first, one stage after the other: the
