@@ -16,7 +16,7 @@ DRAIN = '''
 @pytest.mark.parametrize('extra', [{}, dict(drain_reason='firmware', drain_requeue=True),
                                    dict(drain_state='resumed')])
 def test_drain_without_a_target_is_refused(tmp_path, extra):
-    rc, out, _ = play(tmp_path, DRAIN, HOSTS, extra)
+    rc, out = play(tmp_path, DRAIN, HOSTS, extra)[:2]
     assert rc != 0
     assert 'drain.yml acts on the nodes named: give --limit (e.g. --limit gpu-07) or drain_nodes' in out, out
     assert 'TASK [Drain | the nodes' not in out, out
@@ -24,6 +24,6 @@ def test_drain_without_a_target_is_refused(tmp_path, extra):
 
 @pytest.mark.parametrize('extra, args', [({}, ['--limit', 'gpu-01']), (dict(drain_nodes='gpu-[01-02]'), [])])
 def test_drain_with_a_target_goes_on(tmp_path, extra, args):
-    _, out, _ = play(tmp_path, DRAIN, HOSTS, dict(extra, drain_reason='firmware'), args=args)
+    out = play(tmp_path, DRAIN, HOSTS, dict(extra, drain_reason='firmware'), args=args)[1]
     assert 'drain.yml acts on the nodes named' not in out, out
     assert 'TASK [Drain | the nodes drained]' in out, out

@@ -185,7 +185,8 @@ def test_slurm_version():
 def test_filters_are_registered():
     assert {'hostlist_compress', 'hostlist_expand', 'slurm_nodes', 'slurm_partitions', 'slurm_conf_changes',
             'slurm_problems', 'slurm_version',
-            'slurm_node_name', 'db_check_report', 'account_tree', 'slurm_conf_value', 'slurm_conf_merge', 'slurm_gpus_visible', 'slurm_state_plan', 'slurm_jobs_text',
+            'slurm_node_name', 'db_check_report', 'account_tree', 'slurm_conf_value', 'slurm_conf_merge',
+            'slurm_gpus_visible', 'slurm_state_plan', 'slurm_jobs_text',
             'slurmdbd_problems', 'slurm_config_change', 'slurm_config_change_text', 'slurm_first_job_id',
             'slurm_package_files', 'slurm_upgrade_problems', 'slurm_installed_packages',
             'slurm_installed_versions', 'slurm_packages_behind', 'slurm_hosts_without_facts'} == set(FilterModule().filters())
@@ -385,7 +386,6 @@ def test_first_job_id_none_on_a_running_or_new_cluster():
     assert slurm_first_job_id([], None) == 0
 
 
-
 LOCAL = '/var/lib/slurm/slurmctld'
 SHARED = '/srv/slurm-state/slurmctld'
 DB_RUNNING = {'schema': {'last_job_id': 40, 'unfinished_jobs': 4}}
@@ -412,9 +412,9 @@ def test_both_folders_with_state_is_refused():
 
 def test_an_unmounted_shared_folder_is_refused_by_name():
     # a rebuilt primary whose NFS mount is missing: a local, empty folder at the same path
-    plan = slurm_state_plan({'ctl': read(old=SHARED, old_saved=False), 'ctl2': read(old=SHARED, new_saved=True,
-                                                                                      mount='/srv/slurm-state')},
-                            dict(new=SHARED, shared=True, db=DB_RUNNING))
+    reads = {'ctl': read(old=SHARED, old_saved=False),
+             'ctl2': read(old=SHARED, new_saved=True, mount='/srv/slurm-state')}
+    plan = slurm_state_plan(reads, dict(new=SHARED, shared=True, db=DB_RUNNING))
     assert plan['action'] == 'none'
     assert plan['problems'] == [
         'ctl: slurm_state_save_location /srv/slurm-state/slurmctld is on the root file system and holds no '

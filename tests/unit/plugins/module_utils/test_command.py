@@ -77,7 +77,7 @@ def test_slurm_client_variables_do_not_reach_the_command(monkeypatch):
     monkeypatch.setenv('SLURM_CLUSTERS', 'other')
     monkeypatch.setenv('SLURM_CONF', '/etc/slurm/slurm.conf')
     monkeypatch.setenv('GPUHPC_KEPT', 'yes')
-    rc, out, _ = command.run(['env'], 10)
+    rc, out = command.run(['env'], 10)[:2]
     names = [line.split('=', 1)[0] for line in out.splitlines()]
     assert rc == 0
     assert not {'SLURM_TIME_FORMAT', 'SQUEUE_FORMAT', 'SACCT_FORMAT', 'SLURM_CLUSTERS'} & set(names)
