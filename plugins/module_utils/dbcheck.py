@@ -280,13 +280,12 @@ def inspect(conn, database, cluster_name=None):
             facts['clusters'] = [row[0] for row in cur.fetchall()]
         job_table = '%s_job_table' % cluster_name
         if cluster_name and job_table in facts['tables']:
-            cur.execute('SELECT id_job FROM %s.%s ORDER BY job_db_inx DESC LIMIT 1'
-                        % (quote_name(database), quote_name(job_table)))
-            row = cur.fetchone()
-            facts['last_job_id'] = int(row[0]) if row and row[0] is not None else 0
-            cur.execute('SELECT COUNT(*) FROM %s.%s WHERE time_end = 0 AND deleted = 0'
-                        % (quote_name(database), quote_name(job_table)))
-            facts['unfinished_jobs'] = int(cur.fetchone()[0])
+            table = '%s.%s' % (quote_name(database), quote_name(job_table))
+            cur.execute('SELECT (SELECT id_job FROM %s ORDER BY job_db_inx DESC LIMIT 1), '
+                        '(SELECT COUNT(*) FROM %s WHERE time_end = 0 AND deleted = 0)' % (table, table))
+            last, unfinished = cur.fetchone()
+            facts['last_job_id'] = int(last) if last is not None else 0
+            facts['unfinished_jobs'] = int(unfinished or 0)
     return facts
 
 
