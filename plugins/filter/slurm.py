@@ -381,13 +381,16 @@ def slurm_state_plan(reads, settings):
     a controller's current folder holds state and the new one holds none;
     ``none`` otherwise. ``problems`` name, per controller, a start that would
     lose the jobs: an empty new folder while the database has jobs not ended,
-    or a shared folder that is neither a mount nor marked.
+    or a shared folder that is neither a mount nor marked. A controller with
+    no read (the read skipped: a play without controllers) is left out.
     """
     new = settings.get('new') or ''
     unfinished = int((((settings.get('db') or {}).get('schema') or {}).get('unfinished_jobs')) or 0)
     plan = dict(action='none', problems=[], **{'from': ''})
     for host, lines in sorted((reads or {}).items()):
         read = _state_read(lines)
+        if 'mount' not in read:
+            continue
         old = read.get('old') or ''
         moved = bool(old) and old.rstrip('/') != new.rstrip('/')
         new_saved = read.get('new_saved') == 'yes'

@@ -450,3 +450,11 @@ def test_jobs_text_from_the_first_controllers_read():
     assert slurm_jobs_text(reads) == '4 running and 12 pending job(s)'
     assert slurm_jobs_text({'ctl': read()}) == ''  # slurmctld did not answer: no number
     assert slurm_jobs_text({}) == ''
+
+
+def test_a_play_without_controllers_reads_nothing_and_plans_nothing():
+    # the slurmd play: the read is skipped (an empty read per controller); the plan refused every GPU node
+    skipped = {'ctl': [], 'ctl2': []}
+    assert slurm_state_plan(skipped, dict(new=SHARED, shared=True, db=DB_RUNNING)) == {
+        'action': 'none', 'from': '', 'problems': []}
+    assert slurm_state_plan(skipped, dict(new=LOCAL, shared=False, db=DB_RUNNING))['problems'] == []
