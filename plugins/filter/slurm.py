@@ -433,7 +433,7 @@ def slurm_jobs_text(reads):
 DEFAULT_MAX_JOB_ID = 67043328
 
 
-def slurm_first_job_id(read, db_check=None, conf_extra=None):
+def slurm_first_job_id(read, db_check=None, conf_extra=None, state_moved=False):
     """FirstJobId for slurm.conf, or 0 for none.
 
     ``read`` is what the first controller said: ``saved`` or ``none`` (whether
@@ -441,7 +441,9 @@ def slurm_first_job_id(read, db_check=None, conf_extra=None):
     slurm.conf, if any. ``db_check`` is the result of slurmdbd_db_check in this
     run (``schema.last_job_id``: the id of the cluster's newest job in the
     accounting database). ``conf_extra`` is slurm_conf_extra, whose MaxJobId
-    (if any; else Slurm's default) bounds the result.
+    (if any; else Slurm's default) bounds the result. ``state_moved``: this
+    run moves the saved state into the folder (slurm_state_plan), which is
+    then as good as saved.
 
     With saved state, slurmctld numbers from its state: the FirstJobId written
     before is kept (a change would rewrite slurm.conf for nothing). Without
@@ -453,7 +455,7 @@ def slurm_first_job_id(read, db_check=None, conf_extra=None):
     None an empty string).
     """
     lines = [line.strip() for line in read or [] if line.strip()]
-    saved = bool(lines) and lines[0] == 'saved'
+    saved = bool(state_moved) or (bool(lines) and lines[0] == 'saved')
     current = [line for line in lines[1:] if line.isdigit()]
     if saved:
         return int(current[-1]) if current else 0

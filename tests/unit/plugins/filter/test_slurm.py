@@ -458,3 +458,9 @@ def test_a_play_without_controllers_reads_nothing_and_plans_nothing():
     assert slurm_state_plan(skipped, dict(new=SHARED, shared=True, db=DB_RUNNING)) == {
         'action': 'none', 'from': '', 'problems': []}
     assert slurm_state_plan(skipped, dict(new=LOCAL, shared=False, db=DB_RUNNING))['problems'] == []
+
+
+def test_first_job_id_is_kept_when_the_state_moves_into_an_empty_folder():
+    # the new folder holds no job_state yet, but the run copies the state there first
+    assert slurm_first_job_id(['none'], DB_4127, None, True) == 0
+    assert slurm_first_job_id(['none', '300'], DB_4127, None, True) == 300
