@@ -354,11 +354,6 @@ def slurm_config_change_text(change):
     return '; '.join(parts) or 'nothing'
 
 
-# The file the slurmctld role writes into a shared state folder: a folder on
-# the root file system without it is not the shared one (a mount missing).
-STATE_MARKER = '.gpuhpc-state'
-
-
 def _state_read(lines):
     """``key=value`` lines (config.yml, "the state folder on each controller") as a dict."""
     return dict(line.split('=', 1) for line in lines or [] if '=' in line)
@@ -371,7 +366,8 @@ def slurm_state_plan(reads, settings):
     (the StateSaveLocation of its slurm.conf, '' without one), ``old_saved`` and
     ``new_saved`` (``yes`` where that folder holds ``job_state``), ``mount`` (the
     mount point the new folder is on), ``marker`` (``yes`` where it holds
-    STATE_MARKER). ``settings``: ``new`` (the folder this run writes),
+    the marker). ``settings``: ``new`` (the folder this run writes), ``marker``
+    (the name of the file the slurmctld role writes into a shared folder),
     ``shared`` (slurm_state_save_location is set), ``db`` (this run's
     slurmdbd_db_check result: ``schema.unfinished_jobs``), ``empty_ok``
     (slurm_state_empty_ok).
@@ -385,6 +381,7 @@ def slurm_state_plan(reads, settings):
     no read (the read skipped: a play without controllers) is left out.
     """
     new = settings.get('new') or ''
+    marker = settings.get('marker') or ''
     unfinished = int((((settings.get('db') or {}).get('schema') or {}).get('unfinished_jobs')) or 0)
     plan = dict(action='none', problems=[], **{'from': ''})
     for host, lines in sorted((reads or {}).items()):
@@ -406,7 +403,7 @@ def slurm_state_plan(reads, settings):
             plan['problems'].append(
                 "%s: slurm_state_save_location %s is on the root file system and holds no %s: it is not the shared "
                 "folder (is its mount missing?). Mount the shared folder there, or, if it is shared another way, "
-                "create %s/%s" % (host, new, STATE_MARKER, new, STATE_MARKER))
+                "create %s/%s" % (host, new, marker, new, marker))
         elif not new_saved and unfinished and not settings.get('empty_ok'):
             plan['problems'].append(
                 "%s: slurmctld would start on %s, which holds no saved state (job_state), while the accounting "

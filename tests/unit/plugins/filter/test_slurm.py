@@ -414,7 +414,7 @@ def test_an_unmounted_shared_folder_is_refused_by_name():
     # a rebuilt primary whose NFS mount is missing: a local, empty folder at the same path
     reads = {'ctl': read(old=SHARED, old_saved=False),
              'ctl2': read(old=SHARED, new_saved=True, mount='/srv/slurm-state')}
-    plan = slurm_state_plan(reads, dict(new=SHARED, shared=True, db=DB_RUNNING))
+    plan = slurm_state_plan(reads, dict(new=SHARED, shared=True, db=DB_RUNNING, marker='.gpuhpc-state'))
     assert plan['action'] == 'none'
     assert plan['problems'] == [
         'ctl: slurm_state_save_location /srv/slurm-state/slurmctld is on the root file system and holds no '
