@@ -7,10 +7,13 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import datetime
+import os
 import re
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.gpuhpc.slurm.plugins.module_utils import dbcheck, hostlist, nodestate, slurm_conf, slurm_packages
+from ansible_collections.gpuhpc.slurm.plugins.module_utils import (dbcheck, file_states, hostlist, nodestate, slurm_conf,
+                                                                   slurm_packages)
 
 # Up to 40 characters: the name prefixes slurmdbd's tables (the longest suffix,
 # _assoc_usage_month_table, leaves 40 of MariaDB's 64). Slurm lower-cases it.
@@ -310,16 +313,19 @@ def slurm_conf_changes(old_text, new_text, version=None):
     return slurm_conf.changes(old_text, new_text, version)
 
 
-def slurm_config_change(pending, result):
+def slurm_config_change(pending, result, behind=None):
     """The configuration change of this run that the daemon roles still have to apply.
 
     ``pending`` is the change not yet applied (written earlier in the run, e.g.
     by slurmdbd's play on the controller); ``result`` is what
-    gpuhpc.slurm.slurm_config returned now. Returns ``{written, restart,
-    node_restart, keys, files}``: ``restart`` when slurmctld must restart for
-    slurm.conf, ``node_restart`` when slurmd must (slurm.conf needs a restart,
-    or gres.conf / cgroup.conf changed: slurmd reads those only at start),
-    ``files`` the names of the files written.
+    gpuhpc.slurm.slurm_config returned now; ``behind`` names what the running
+    daemons lack of the files already in place (filters slurm_config_behind,
+    slurm_conf_cache_stale: a change written by an earlier run that never
+    reached them), which takes a restart. Returns ``{written, restart,
+    node_restart, keys, files, behind}``: ``restart`` when slurmctld must
+    restart for slurm.conf, ``node_restart`` when slurmd must (slurm.conf
+    needs a restart, or gres.conf / cgroup.conf changed: slurmd reads those
+    only at start), ``files`` the names of the files written.
     """
     changed = result.get('changed_files') or []
     main_restart = 'slurm.conf' in changed and bool(result.get('restart'))
@@ -327,14 +333,84 @@ def slurm_config_change(pending, result):
     keys += [k for k in result.get('keys') or [] if k not in keys]
     files = list(pending.get('files') or [])
     files += [name for name in changed if name not in files]
+    lagging = list(pending.get('behind') or [])
+    lagging += [text for text in behind or [] if text not in lagging]
     return {
-        'written': bool(pending.get('written')) or bool(result.get('changed')),
-        'restart': bool(pending.get('restart')) or main_restart,
-        'node_restart': (bool(pending.get('node_restart')) or main_restart
+        'written': bool(pending.get('written')) or bool(result.get('changed')) or bool(lagging),
+        'restart': bool(pending.get('restart')) or main_restart or bool(lagging),
+        'node_restart': (bool(pending.get('node_restart')) or main_restart or bool(lagging)
                          or any(name != 'slurm.conf' for name in changed)),
         'keys': keys,
         'files': files,
+        'behind': lagging,
     }
+
+
+def slurm_nodes_changed(keys):
+    """The nodes whose hardware line a change record's ``keys`` name
+    (``gpu-02 Gres gpu:2 -> gpu:3``, from slurm_conf_changes); not the nodes
+    added or removed."""
+    return sorted(set(m.group(1) for m in (re.match(r'^(\S+) \S+ .* -> ', str(k)) for k in keys or []) if m))
+
+
+def slurm_config_behind(lines, host, conf_dir):
+    """What slurmctld lacks of the files in place: ``['<folder> on <host>
+    newer than the configuration slurmctld runs with (read <time>)']``, or [].
+
+    ``lines``: the first controller's ``key=value`` lines (config.yml, "the
+    state folder on each controller"): ``conf_loaded`` (when slurmctld last
+    read its configuration, in seconds since the epoch: "Configuration data
+    as of" of ``scontrol show config``, which Slurm sets at each start,
+    reconfigure and takeover) and ``conf_written`` (the newest mtime of
+    slurm.conf, gres.conf and cgroup.conf). A file written after slurmctld
+    read its configuration is a change an earlier run wrote and never
+    applied (it ended before its restart, or ran the slurm role alone).
+    Nothing where slurmctld did not answer: its start reads the files.
+    """
+    read = _state_read(lines)
+    loaded, written = read.get('conf_loaded', '').strip(), read.get('conf_written', '').strip()
+    if loaded.isdigit() and written.isdigit() and int(written) > int(loaded):
+        when = datetime.datetime.fromtimestamp(int(loaded), datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')
+        return ['%s on %s newer than the configuration slurmctld runs with (read %s)' % (conf_dir, host, when)]
+    return []
+
+
+def slurm_conf_digests(facts, folder, names, read=None):
+    """``{name: sha256}`` of the files ``names`` that exist in ``folder``.
+
+    From the fact file_states (gpuhpc.slurm.host_facts: site.yml's facts)
+    where its patterns cover those paths, else from ``read`` (the lines of
+    ``sha256sum``, the roles' own read); None where neither tells.
+    """
+    states = (facts or {}).get('file_states') or {}
+    paths = ['%s/%s' % (folder.rstrip('/'), name) for name in names]
+    if states and all(file_states.covered(path, states.get('patterns') or []) for path in paths):
+        found = states.get('paths') or {}
+        return dict((name, found[path]['sha256']) for name, path in zip(names, paths)
+                    if (found.get(path) or {}).get('sha256'))
+    if read is None:
+        return None
+    digests = {}
+    for line in read:
+        parts = line.split(None, 1)
+        if len(parts) == 2 and re.match(r'^[0-9a-f]{64}$', parts[0]):
+            name = os.path.basename(parts[1].strip().lstrip('*'))
+            if name in names:
+                digests[name] = parts[0]
+    return digests
+
+
+def slurm_conf_cache_stale(cached, current):
+    """The names of the files whose copy in a configless slurmd's cache
+    (SlurmdSpoolDir/conf-cache: what slurmd fetched at its start, or was last
+    sent by a reconfigure; ``cached``, ``{name: sha256}``) differs from the
+    controller's (``current``): a change that never reached this slurmd (a
+    run that ended early, or left it out with --limit or --tags). A file the
+    controller lacks is left out (its run writes it, and then says so)."""
+    if cached is None or current is None:
+        return []
+    return ["%s (slurmd's cached copy differs from the controller's)" % name
+            for name in sorted(current) if cached.get(name) != current[name]]
 
 
 def slurm_config_change_text(change):
@@ -351,6 +427,7 @@ def slurm_config_change_text(change):
         parts.append('slurm.conf: new' if change.get('restart')
                      else 'slurm.conf: no value (owner, group, mode or comments)')
     parts += [name for name in files if name != 'slurm.conf']
+    parts += list(change.get('behind') or [])
     return '; '.join(parts) or 'nothing'
 
 
@@ -566,6 +643,10 @@ class FilterModule(object):
             'slurm_conf_changes': slurm_conf_changes,
             'slurm_config_change': slurm_config_change,
             'slurm_config_change_text': slurm_config_change_text,
+            'slurm_config_behind': slurm_config_behind,
+            'slurm_nodes_changed': slurm_nodes_changed,
+            'slurm_conf_digests': slurm_conf_digests,
+            'slurm_conf_cache_stale': slurm_conf_cache_stale,
             'slurm_first_job_id': slurm_first_job_id,
             'slurm_conf_value': slurm_conf_value,
             'slurm_conf_merge': slurm_conf_merge,

@@ -24,14 +24,21 @@ _STATE = re.compile(r'\sState=(\S+)')
 _GRES = re.compile(r'\sGres=(\S+)')
 _GPU = re.compile(r'^gpu(?::[^:(]+)?:(\d+)')
 _REASON = re.compile(r'\sReason=(.*)$')
-_REASON_STAMP = re.compile(r'\s*\[[^\]@]*@[^\]]*\]$')
+_REASON_STAMP = re.compile(r'\s*\[([^\]@]*)@[^\]]*\]$')
+# What slurmctld writes as the reason when it drains a node that registers with
+# less than its slurm.conf line says (validate_node_specs, gres' node config
+# validation; Slurm 22.05 to 24.11), the first of them where there are several.
+_REGISTRATION_REASON = re.compile(r'^(Low (socket\*core\*thread count|CPUs|RealMemory|TmpDisk)'
+                                  r'|\S+ count too low|\S+ count reported lower than configured|CoreSpec differ)')
 
 # Base states with no job on the node.
 _FREE = ('IDLE', 'DOWN', 'FUTURE')
 
 
 def parse(text):
-    """``{name: {'base', 'flags', 'reason', 'gpus'}}`` from ``scontrol show node -o``.
+    """``{name: {'base', 'flags', 'reason', 'reason_user', 'gpus'}}`` from ``scontrol show node -o``.
+
+    ``reason_user`` is who set the reason (``slurm`` where slurmctld did).
 
     ``gpus`` is the number of GPUs Slurm configures on the node (its Gres).
     """
@@ -43,11 +50,13 @@ def parse(text):
         state = _STATE.search(line)
         parts = (state.group(1) if state else 'UNKNOWN').split('+')
         reason = _REASON.search(line)
+        stamp = _REASON_STAMP.search(reason.group(1)) if reason else None
         text_reason = _REASON_STAMP.sub('', reason.group(1)).strip() if reason else ''
         gres = _GRES.search(line)
         gpus = [_GPU.match(item) for item in (gres.group(1) if gres else '').split(',')]
         nodes[name.group(1)] = dict(base=parts[0], flags=parts[1:],
                                     reason='' if text_reason in ('(null)', 'None') else text_reason,
+                                    reason_user=stamp.group(1) if stamp else '',
                                     gpus=sum(int(m.group(1)) for m in gpus if m))
     return nodes
 
@@ -93,8 +102,32 @@ def to_resume(nodes, names):
     return [n for n in names if draining(nodes[n]) or nodes[n]['base'] == 'DOWN']
 
 
+def registering(node):
+    """slurmctld's last registration from the node fell short of its line
+    (INVALID_REG)."""
+    return 'INVALID_REG' in node['flags']
+
+
+def drained_at_registration(node, slurm_user):
+    """Drained by slurmctld (the reason's user is ``slurm_user``) because the
+    node registered with less than its line says, and registered right since:
+    what a change of the line leaves behind when slurmctld applies it before
+    the node's slurmd does (a GPU or memory added)."""
+    return (draining(node) and not registering(node) and node.get('reason_user') == slurm_user
+            and bool(_REGISTRATION_REASON.match(node['reason'])))
+
+
+def to_release(nodes, names, slurm_user):
+    """The names that slurmctld drained at a registration that the node's
+    line has since made right (drained_at_registration)."""
+    return [n for n in names if drained_at_registration(nodes[n], slurm_user)]
+
+
 def not_done(nodes, names, state):
-    """The names not yet in ``state`` (``drained``: no job left; ``resumed``: in service)."""
+    """The names not yet in ``state`` (``drained``: no job left; ``resumed``:
+    in service; ``registered``: registered with its line)."""
+    if state == 'registered':
+        return [n for n in names if registering(nodes[n])]
     done = drained if state == 'drained' else in_service
     return [n for n in names if not done(nodes[n])]
 

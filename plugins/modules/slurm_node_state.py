@@ -23,6 +23,16 @@ description:
     no job on it).
   - With O(state=resumed), resumes the nodes that are drained, draining or down
     (C(scontrol update State=RESUME)) and waits until they answer.
+  - With O(state=registered), for nodes whose slurm.conf line just changed
+    (a GPU or memory added), waits until each has registered with its line
+    (no C(INVALID_REG)), then resumes those that
+    slurmctld drained because they registered with less than the line says
+    (their reason C(Low RealMemory ...), C(Low CPUs), C(gres/gpu count too
+    low ...), set by O(slurm_user)): slurmctld applies a new line at its
+    restart, before the node's slurmd has it. A node drained or set down by
+    a person, or for another reason, stays as it is. A node still registering
+    with less than its line after O(timeout) fails the module, with Slurm's
+    reason.
   - The state is read with C(scontrol show node -o) (its C(State=) base state
     and flags). Run it where the Slurm client commands work as root or as
     SlurmUser, e.g. the first controller.
@@ -44,10 +54,10 @@ options:
     elements: str
     required: true
   state:
-    description: C(drained) (no job left on them) or C(resumed) (in service).
+    description: C(drained) (no job left on them), C(resumed) (in service) or C(registered) (registered with their line).
     type: str
     required: true
-    choices: [drained, resumed]
+    choices: [drained, resumed, registered]
   reason:
     description: Why the nodes are drained (Slurm's Reason); required with O(state=drained).
     type: str
@@ -57,6 +67,10 @@ options:
       - On a timeout the module fails and names the nodes and jobs left; drained nodes stay drained.
     type: int
     default: 3600
+  slurm_user:
+    description: SlurmUser, whose name slurmctld puts on the reasons it sets (O(state=registered)).
+    type: str
+    default: slurm
   requeue:
     description:
       - Requeue the running and suspended jobs of the nodes (C(scontrol requeue)) instead of
@@ -150,11 +164,51 @@ class Slurm(object):
         return [line.split() for line in out.splitlines() if line.strip()]
 
 
+def registered(module, slurm, names, nodes):
+    """state=registered: wait for each node's registration, then resume the
+    nodes slurmctld drained at a registration short of their line."""
+    p = module.params
+    user = p['slurm_user']
+    if module.check_mode:
+        release = nodestate.to_release(nodes, names, user)
+        module.exit_json(changed=bool(release), changed_nodes=release, requeued=[], waited=0.0,
+                         nodes=dict((n, nodestate.state_text(nodes[n])) for n in names),
+                         gpus=dict((n, nodes[n]['gpus']) for n in names))
+    started = time.time()
+    while True:
+        left = nodestate.not_done(nodes, names, 'registered')
+        if not left or time.time() - started >= p['timeout']:
+            break
+        time.sleep(POLL_SECONDS)
+        nodes = slurm.show(names)
+    release = nodestate.to_release(nodes, names, user)
+    if release:
+        slurm.run([slurm.scontrol, 'update', 'NodeName=%s' % hostlist.compress(release), 'State=RESUME'],
+                  'scontrol update State=RESUME')
+        while nodestate.not_done(nodes, release, 'resumed') and time.time() - started < p['timeout']:
+            time.sleep(POLL_SECONDS)
+            nodes = slurm.show(names)
+    result = dict(changed=bool(release), changed_nodes=release, requeued=[],
+                  waited=round(time.time() - started, 1),
+                  nodes=dict((n, nodestate.state_text(nodes[n])) for n in names),
+                  gpus=dict((n, nodes[n]['gpus']) for n in names))
+    if left:
+        module.fail_json(msg='after %ss, %s have not registered with their slurm.conf line: %s'
+                         % (p['timeout'], ', '.join(left),
+                            '; '.join('%s %s (%s)' % (n, result['nodes'][n], nodes[n]['reason'] or 'no reason')
+                                      for n in left)),
+                         fix='compare the node\'s hardware with its inventory (slurm_node_gpus, memory, CPUs) '
+                             'and with slurmd -C on it; check slurmd there (systemctl status slurmd, slurmd.log)',
+                         **result)
+    module.exit_json(**result)
+
+
 def main():
     module = AnsibleModule(
         argument_spec=dict(
             nodes=dict(type='list', elements='str', required=True),
-            state=dict(type='str', required=True, choices=['drained', 'resumed']),
+            state=dict(type='str', required=True, choices=['drained', 'resumed', 'registered']),
+            slurm_user=dict(type='str', default='slurm'),
             reason=dict(type='str'),
             timeout=dict(type='int', default=3600),
             requeue=dict(type='bool', default=False),
@@ -183,6 +237,8 @@ def main():
         module.fail_json(msg='Slurm has no node %s: give Slurm node names (sinfo -N)' % ', '.join(unknown))
 
     target = p['state']
+    if target == 'registered':
+        registered(module, slurm, names, nodes)
     change = nodestate.to_drain(nodes, names) if target == 'drained' else nodestate.to_resume(nodes, names)
     result = dict(changed=bool(change), changed_nodes=change, requeued=[], waited=0.0)
     if module.check_mode:

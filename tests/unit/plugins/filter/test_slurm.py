@@ -6,6 +6,10 @@ from ansible_collections.gpuhpc.slurm.plugins.filter.slurm import (
     slurm_conf_extra_problems,
     slurm_conf_merge,
     slurm_config_change,
+    slurm_config_behind,
+    slurm_nodes_changed,
+    slurm_conf_cache_stale,
+    slurm_conf_digests,
     slurm_config_change_text,
     slurm_first_job_id,
     slurm_hosts_without_facts,
@@ -187,7 +191,8 @@ def test_filters_are_registered():
             'slurm_problems', 'slurm_version',
             'slurm_node_name', 'db_check_report', 'account_tree', 'slurm_conf_value', 'slurm_conf_merge',
             'slurm_gpus_visible', 'slurm_state_plan', 'slurm_jobs_text',
-            'slurmdbd_problems', 'slurm_config_change', 'slurm_config_change_text', 'slurm_first_job_id',
+            'slurmdbd_problems', 'slurm_config_change', 'slurm_config_change_text', 'slurm_config_behind', 'slurm_nodes_changed',
+            'slurm_conf_digests', 'slurm_conf_cache_stale', 'slurm_first_job_id',
             'slurm_package_files', 'slurm_upgrade_problems', 'slurm_installed_packages',
             'slurm_installed_versions', 'slurm_packages_behind', 'slurm_hosts_without_facts'} == set(FilterModule().filters())
 
@@ -264,7 +269,7 @@ def test_gpus_are_billed_as_the_cpus_that_come_with_them():
     assert weights == {'gpu': 'CPU=1.0,GRES/gpu=16', 'cpu': None, 'mine': 'CPU=1,GRES/gpu=100', 'off': ''}
 
 
-APPLIED = dict(written=False, restart=False, node_restart=False, keys=[], files=[])
+APPLIED = dict(written=False, restart=False, node_restart=False, keys=[], files=[], behind=[])
 
 
 def test_config_change_nothing_written():
@@ -274,7 +279,7 @@ def test_config_change_nothing_written():
 def test_config_change_reconfigure_only():
     change = slurm_config_change(APPLIED, dict(changed=True, changed_files=['slurm.conf'], restart=False,
                                                keys=['MaxTime']))
-    assert change == dict(written=True, restart=False, node_restart=False, keys=['MaxTime'], files=['slurm.conf'])
+    assert change == dict(written=True, restart=False, node_restart=False, keys=['MaxTime'], files=['slurm.conf'], behind=[])
 
 
 def test_config_change_restart_key_restarts_both_daemons():
@@ -285,7 +290,7 @@ def test_config_change_restart_key_restarts_both_daemons():
 
 def test_config_change_gres_conf_restarts_slurmd_only():
     change = slurm_config_change(APPLIED, dict(changed=True, changed_files=['gres.conf'], restart=False, keys=[]))
-    assert change == dict(written=True, restart=False, node_restart=True, keys=[], files=['gres.conf'])
+    assert change == dict(written=True, restart=False, node_restart=True, keys=[], files=['gres.conf'], behind=[])
 
 
 def test_config_change_keeps_what_is_pending():
@@ -298,6 +303,68 @@ def test_config_change_keeps_what_is_pending():
     assert more['keys'] == ['NodeName', 'MaxTime']
     cgroup = slurm_config_change(more, dict(changed=True, changed_files=['cgroup.conf'], keys=[]))
     assert cgroup['files'] == ['slurm.conf', 'cgroup.conf']
+
+
+def test_a_change_an_earlier_run_wrote_and_never_applied_takes_a_restart():
+    # the files unchanged in this run, but newer than what slurmctld read
+    behind = slurm_config_behind(['old=/var/lib/slurm/slurmctld', 'conf_loaded=1796630400',
+                                  'conf_written=1796630461'], 'ctl', '/etc/slurm')
+    assert behind == ['/etc/slurm on ctl newer than the configuration slurmctld runs with (read 2026-12-07T08:00:00Z)']
+    change = slurm_config_change(APPLIED, dict(changed=False, changed_files=[], keys=[]), behind)
+    assert change['written'] and change['restart'] and change['node_restart']
+    assert slurm_config_change_text(change) == behind[0]
+    # merged once, whichever play finds it again
+    assert slurm_config_change(change, dict(changed=False), behind)['behind'] == behind
+
+
+def test_the_nodes_whose_line_changed():
+    keys = ['nodename', 'partitionname', 'a100-02 Gres gpu:a100:2 -> gpu:a100:3', 'cpu-02 added',
+            'gpu-07 removed', 'gpu-01 RealMemory 8192 -> 7168', 'a100-02 RealMemory (none) -> 4096']
+    assert slurm_nodes_changed(keys) == ['a100-02', 'gpu-01']
+    assert slurm_nodes_changed([]) == [] and slurm_nodes_changed(None) == []
+
+
+def test_slurmctld_that_read_its_files_after_they_were_written_is_not_behind():
+    assert slurm_config_behind(['conf_loaded=1796630461', 'conf_written=1796630461'], 'ctl', '/etc/slurm') == []
+    assert slurm_config_behind(['conf_loaded=1796630500', 'conf_written=1796630461'], 'ctl', '/etc/slurm') == []
+    # slurmctld not answering (its start reads the files), no files yet
+    assert slurm_config_behind(['conf_written=1796630461'], 'ctl', '/etc/slurm') == []
+    assert slurm_config_behind(['conf_loaded=1796630461', 'conf_written='], 'ctl', '/etc/slurm') == []
+    assert slurm_config_behind([], 'ctl', '/etc/slurm') == []
+
+
+NAMES = ['slurm.conf', 'gres.conf', 'cgroup.conf']
+SHA_A, SHA_B = 'a' * 64, 'b' * 64
+
+
+def test_conf_digests_from_site_facts_or_from_a_read():
+    facts = {'file_states': {'patterns': ['/etc/slurm/*', '/var/lib/slurm/slurmd/conf-cache/*'],
+                             'paths': {'/etc/slurm/slurm.conf': {'state': 'file', 'sha256': SHA_A},
+                                       '/etc/slurm/gres.conf': {'state': 'file', 'sha256': SHA_B},
+                                       '/etc/slurm/prolog.d': {'state': 'directory'}}}}
+    assert slurm_conf_digests(facts, '/etc/slurm/', NAMES) == {'slurm.conf': SHA_A, 'gres.conf': SHA_B}
+    # an empty cache folder, as the facts show it: nothing cached
+    assert slurm_conf_digests(facts, '/var/lib/slurm/slurmd/conf-cache', NAMES) == {}
+    # facts whose patterns do not cover the folder, or none: the read, else unknown
+    assert slurm_conf_digests(facts, '/var/lib/other', NAMES) is None
+    read = ['%s  /var/lib/slurm/slurmd/conf-cache/slurm.conf' % SHA_A, '%s  gres.conf' % SHA_B,
+            'sha256sum: cgroup.conf: No such file or directory', '%s  topology.conf' % SHA_A]
+    assert slurm_conf_digests({}, '/var/lib/slurm/slurmd/conf-cache', NAMES, read) == {
+        'slurm.conf': SHA_A, 'gres.conf': SHA_B}
+    assert slurm_conf_digests(None, '/etc/slurm', NAMES) is None
+
+
+def test_a_configless_slurmd_whose_cache_differs_from_the_controller_is_named():
+    assert slurm_conf_cache_stale({'slurm.conf': SHA_A, 'gres.conf': SHA_A}, {'slurm.conf': SHA_A, 'gres.conf': SHA_B}) == [
+        "gres.conf (slurmd's cached copy differs from the controller's)"]
+    # a file slurmd never fetched
+    assert slurm_conf_cache_stale({}, {'slurm.conf': SHA_A}) == [
+        "slurm.conf (slurmd's cached copy differs from the controller's)"]
+    # in step; or one side unknown; a file the controller lacks is its own run's
+    assert slurm_conf_cache_stale({'slurm.conf': SHA_A}, {'slurm.conf': SHA_A}) == []
+    assert slurm_conf_cache_stale(None, {'slurm.conf': SHA_A}) == []
+    assert slurm_conf_cache_stale({'slurm.conf': SHA_A}, None) == []
+    assert slurm_conf_cache_stale({'slurm.conf': SHA_A, 'gres.conf': SHA_B}, {'slurm.conf': SHA_A}) == []
 
 
 def test_config_change_text_names_keys_and_files():

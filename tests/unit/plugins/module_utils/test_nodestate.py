@@ -17,8 +17,8 @@ def captured(version):
 def test_captured_states(version):
     nodes = nodestate.parse(captured(version))
     assert sorted(nodes) == ['gpu-01', 'gpu-02']
-    assert nodes['gpu-01'] == dict(base='ALLOCATED', flags=[], reason='', gpus=2)
-    assert nodes['gpu-02'] == dict(base='ALLOCATED', flags=['DRAIN'], reason='capture', gpus=2)
+    assert nodes['gpu-01'] == dict(base='ALLOCATED', flags=[], reason='', reason_user='', gpus=2)
+    assert nodes['gpu-02'] == dict(base='ALLOCATED', flags=['DRAIN'], reason='capture', reason_user='root', gpus=2)
     assert nodestate.draining(nodes['gpu-02']) and not nodestate.drained(nodes['gpu-02'])
     assert nodestate.in_service(nodes['gpu-01']) and not nodestate.in_service(nodes['gpu-02'])
     assert nodestate.to_drain(nodes, ['gpu-01', 'gpu-02']) == ['gpu-01']

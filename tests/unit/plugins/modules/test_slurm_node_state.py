@@ -20,13 +20,15 @@ class FakeSlurm(object):
         self.calls = []
         self.timeouts = []
         self.hang = ()  # commands (e.g. 'squeue') that never answer, like a slurmctld that is gone
+        self.registers = True
 
     def line(self, name):
-        base, flags, jobs = self.nodes[name]
+        base, flags, jobs = self.nodes[name][:3]
+        reason = self.nodes[name][3] if len(self.nodes[name]) > 3 else 'x [root@2026-12-02T00:00:00]'
         if jobs and base == 'IDLE':
             base = 'ALLOCATED'
         return LINE.format(name=name, state='+'.join([base] + flags),
-                           reason=' Reason=x [root@2026-12-02T00:00:00]' if 'DRAIN' in flags else '')
+                           reason=' Reason=' + reason if 'DRAIN' in flags else '')
 
     def __call__(self, argv, timeout=None, what=None):
         cmd = [a.rsplit('/', 1)[-1] for a in argv[:1]] + list(argv[1:])
@@ -43,6 +45,8 @@ class FakeSlurm(object):
             if self.polls <= 0:
                 for node in self.nodes.values():
                     node[2] = []
+                    if self.registers:  # slurmd, restarted with the new line, registers
+                        node[1][:] = [f for f in node[1] if f != 'INVALID_REG']
             return 0, '\n'.join(self.line(n) for n in names) + '\n', ''
         if cmd[:2] == ['scontrol', 'update']:
             names = hostlist.expand(cmd[2].split('=', 1)[1])
@@ -50,6 +54,8 @@ class FakeSlurm(object):
                 flags = self.nodes[n][1]
                 if cmd[3] == 'State=DRAIN':
                     flags.append('DRAIN')
+                elif cmd[3] == 'State=RESUME' and 'INVALID_REG' in flags:
+                    pass  # slurmctld drains it again at once
                 else:
                     flags[:] = [f for f in flags if f != 'DRAIN']
                     if self.nodes[n][0] == 'DOWN':
@@ -107,6 +113,38 @@ def test_a_node_an_admin_set_down_stays_down_through_a_drain_and_resume(run_modu
     assert updates(fake) == [['scontrol', 'update', 'NodeName=gpu-02', 'State=DRAIN', 'Reason=roll']]
     run_module(slurm_node_state.main, dict(nodes=result['changed_nodes'], state='resumed'))
     assert fake.nodes['gpu-01'][:2] == ['DOWN', []]
+
+
+SHORT = 'gres/gpu count too low (2 < 3) [slurm@2026-12-07T08:01:02]'
+
+
+def test_a_node_slurmctld_drained_while_its_new_line_reached_slurmd_is_resumed_once_it_registers(run_module, slurm):
+    # a100-02 got a third GPU: slurmctld restarted on the new line and drained it at the old
+    # slurmd's registration; a100-01 was drained by a person, cpu-01 by Slurm for something else
+    fake = slurm({'a100-02': ['IDLE', ['DRAIN', 'INVALID_REG'], ['41'], SHORT],
+                  'a100-01': ['IDLE', ['DRAIN'], [], 'gres/gpu count too low (2 < 4) [root@2026-12-07T08:00:00]'],
+                  'cpu-01': ['IDLE', ['DRAIN'], [], 'Kill task failed [slurm@2026-12-07T08:00:00]']})
+    result = run_module(slurm_node_state.main, dict(nodes=['a100-[01-02]', 'cpu-01'], state='registered'))
+    assert result['changed'] and result['changed_nodes'] == ['a100-02']
+    assert updates(fake) == [['scontrol', 'update', 'NodeName=a100-02', 'State=RESUME']]
+    assert fake.nodes['a100-02'][1] == [] and fake.nodes['a100-01'][1] == ['DRAIN'] and fake.nodes['cpu-01'][1] == ['DRAIN']
+    again = run_module(slurm_node_state.main, dict(nodes=['a100-02'], state='registered'))
+    assert not again['changed'] and len(updates(fake)) == 1
+
+
+def test_a_node_that_keeps_registering_short_of_its_line_fails_with_slurms_reason(run_module, slurm):
+    fake = slurm({'a100-02': ['IDLE', ['DRAIN', 'INVALID_REG'], [], SHORT]})
+    fake.registers = False  # the inventory says 3 GPUs, the node has 2
+    result = run_module(slurm_node_state.main, dict(nodes=['a100-02'], state='registered', timeout=0))
+    assert result['failed'] and result['msg'] == ('after 0s, a100-02 have not registered with their slurm.conf line: '
+                             'a100-02 IDLE+DRAIN+INVALID_REG (gres/gpu count too low (2 < 3))')
+    assert 'slurm_node_gpus' in result['fix'] and updates(fake) == []
+
+
+def test_registered_in_check_mode_names_what_it_would_resume(run_module, slurm):
+    fake = slurm({'a100-02': ['IDLE', ['DRAIN'], [], SHORT]})
+    result = run_module(slurm_node_state.main, dict(nodes=['a100-02'], state='registered'), check_mode=True)
+    assert result['changed_nodes'] == ['a100-02'] and updates(fake) == []
 
 
 def test_requeue_instead_of_waiting(run_module, slurm):
