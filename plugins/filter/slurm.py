@@ -236,7 +236,7 @@ def slurm_problems(settings):
 
     ``settings`` holds the variables without their ``slurm_`` prefix:
     cluster_name, controller_hosts, compute_hosts, state_save_location,
-    conf_extra, gpu_job_map_dir, package_repository, package_version,
+    dbd_backup, conf_extra, gpu_job_map_dir, package_repository, package_version,
     package_repository_packages, and os_family (of the host that checks). (The nodes and partitions are checked by
     slurm_nodes and slurm_partitions.)
     """
@@ -252,6 +252,9 @@ def slurm_problems(settings):
                         % (len(controllers), ', '.join(controllers)))
     if state and not state.startswith('/'):
         problems.append("slurm_state_save_location '%s' is not an absolute path" % state)
+    if settings.get('dbd_backup') and len(controllers) < 2:
+        problems.append('slurm_dbd_backup is true but slurm_controller has %d host(s): a backup slurmdbd runs on the '
+                        'second controller; add one, or set slurm_dbd_backup to false' % len(controllers))
     job_map = settings.get('gpu_job_map_dir') or ''
     # The GPU job map's Prolog/Epilog run every program in a folder: a site's go there.
     managed = dict(prolog='a program in the folder slurm_facts_prolog_dir (slurm.conf runs every one there)',

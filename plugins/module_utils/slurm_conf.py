@@ -73,7 +73,8 @@ X11Parameters
 # SwitchType on a reconfigure (src/slurmctld/read_config.c); the rest of the
 # list is kept on the safe side (plugins, ports, paths, users).
 RESTART_KEYS = frozenset(k.lower() for k in '''
-AccountingStorageHost AccountingStoragePort AccountingStorageType AuthAltTypes
+AccountingStorageBackupHost AccountingStorageHost AccountingStoragePort
+AccountingStorageType AuthAltTypes
 AuthInfo AuthType BurstBufferType ClusterName CredType GresTypes HashPlugin
 JobAcctGatherType JobContainerType LaunchType MpiDefault PluginDir PrologFlags
 ProctrackType SchedulerType SelectType SelectTypeParameters SlurmctldHost
@@ -115,7 +116,8 @@ SLURM_MANAGED = dict(
     selecttypeparameters='slurm_select_type_parameters',
     accountingstorageenforce='slurm_accounting_storage_enforce',
     accountingstoragetype='(accounting_storage/slurmdbd, always)',
-    accountingstoragehost='(the first controller)', accountingstorageport='(the slurmdbd port)',
+    accountingstoragehost='(the first controller)', accountingstoragebackuphost='slurm_dbd_backup',
+    accountingstorageport='(the slurmdbd port)',
     authtype='(auth/munge, always)', credtype='(cred/munge, always)',
     selecttype='(select/cons_tres: GPU scheduling needs it)',
     proctracktype='(proctrack/cgroup: the cgroup limits need it)',
@@ -283,7 +285,8 @@ TLSParameters TLSType TrackSlurmctldDown TrackWCKey
 
 # Keys the slurmdbd role writes itself, with the variable that sets each.
 SLURMDBD_MANAGED = dict(
-    authtype='(munge, always)', dbdhost='(the first controller)', dbdport='slurm_ports',
+    authtype='(munge, always)', dbdhost='(the first controller)', dbdbackuphost='slurm_dbd_backup',
+    dbdport='slurm_ports',
     slurmuser='slurm_user', logfile='(the Slurm log folder)', pidfile='(the platform file)',
     storagetype='(accounting_storage/mysql)', storagehost='slurmdbd_storage_host',
     storageport='slurmdbd_storage_port', storageuser='slurmdbd_storage_user',
