@@ -401,6 +401,16 @@ def test_slurm_problems_none_for_a_good_cluster():
     assert slurm_problems(dict(GOOD, controller_hosts=['ctl'], state_save_location='', gpu_job_map_dir='')) == []
 
 
+def test_a_backup_slurmdbd_needs_a_second_controller():
+    assert slurm_problems(dict(GOOD, dbd_backup=True)) == []
+    assert slurm_problems(dict(GOOD, controller_hosts=['ctl'], state_save_location='', dbd_backup=True)) == [
+        'slurm_dbd_backup is true but slurm_controller has 1 host(s): a backup slurmdbd runs on the second '
+        'controller; add one, or set slurm_dbd_backup to false']
+    # the backup's address is the collection's: refused in the extra keys, by the variable that sets it
+    assert slurm_problems(dict(GOOD, conf_extra={'AccountingStorageBackupHost': 'db2'})) == [
+        "slurm_conf_extra: 'AccountingStorageBackupHost' is written by the collection; set it with slurm_dbd_backup"]
+
+
 def test_slurm_problems_lists_each_one():
     problems = slurm_problems(dict(cluster_name='Prod A100', controller_hosts=['ctl', 'ctl2'], compute_hosts=[],
                                    state_save_location='', conf_extra={'Foo': 1},
