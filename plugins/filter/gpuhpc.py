@@ -225,51 +225,6 @@ def key_sha256(content_b64):
     return hashlib.sha256(re.sub(r'(?m)^Version[^\n]*\n', '', text).encode('utf-8')).hexdigest()
 
 
-def renamed_vars(variables, renames, removed_in='1.0.0'):
-    """The values of deprecated variables under their new names, with a deprecation warning for each.
-
-    ``variables`` is the play's ``vars``; ``renames`` maps an old name to its new one, or to
-    ``{name: NEW, values: {OLD_VALUE: NEW_VALUE}}`` where old values change too (the same name with values
-    of an old kind, e.g. a boolean that became a choice, is written ``{name: SAME, values: {...}}``).
-    Returns ``{new_name: value}`` for each old name that is set (for a same-name entry: set to one of the
-    old values), to be applied with ``set_fact`` before anything reads the new names.
-    """
-    if not isinstance(renames, dict):
-        raise AnsibleFilterError('renamed_vars: renames must be a mapping of old name to new, got %r' % (renames,))
-    from ansible.utils.display import Display
-    found = {}
-    for old, spec in sorted(renames.items()):
-        new, values = (spec.get('name'), spec.get('values') or {}) if isinstance(spec, dict) else (spec, {})
-        if not new:
-            raise AnsibleFilterError('renamed_vars: no new name for %r' % old)
-        if old not in variables:
-            continue
-        value = variables[old]
-        if new == old and not _among(value, values):
-            continue
-        mapped = _lookup(value, values)
-        if new == old:
-            what = '%s: %r is deprecated, write %s: %r' % (old, value, new, mapped)
-        else:
-            what = '%s is deprecated, write %s%s' % (
-                old, new, (' (%r for %r)' % (mapped, value)) if _among(value, values) else '')
-        Display().deprecated(what, version=removed_in, collection_name='gpuhpc.slurm')
-        found[new] = mapped
-    return found
-
-
-def _among(value, values):
-    return any(value == k and type(value) is type(k) for k in values) or \
-        (isinstance(value, str) and value in values)
-
-
-def _lookup(value, values):
-    for k, v in values.items():
-        if value == k and type(value) is type(k):
-            return v
-    return values.get(value, value) if isinstance(value, str) else value
-
-
 class FilterModule(object):
     def filters(self):
         return {
@@ -284,7 +239,6 @@ class FilterModule(object):
             'packages_missing': packages_missing,
             'probe_address': probe_address,
             'prometheus_samples': prometheus_samples,
-            'renamed_vars': renamed_vars,
             'scrape_targets': scrape_targets,
             'service_running': service_running,
         }

@@ -1,8 +1,6 @@
 """Bad input stops the Slurm roles before anything is written, with a message
 that names the variable and the fix. The roles' preflight tasks run against
 local hosts; nothing is installed."""
-import json
-import re
 
 import pytest
 
@@ -128,10 +126,6 @@ SLURM_EXPORTER_PREFLIGHT = '''
 RELEASE = dict(slurm_exporter_install='release', slurm_exporter_release_url='https://mirror.example/e.tar.gz',
                slurm_exporter_release_sha256='a' * 64, slurm_exporter_release_binary='e/slurm_exporter',
                slurm_exporter_release_args=['--web.listen-address=:9341', '--slurm.collect-diags'])
-# The same in the names before slurm_exporter_install (deprecated, removed in 1.0.0).
-UPSTREAM = dict(slurm_exporter_flavour='upstream', slurm_exporter_upstream_url='https://mirror.example/e.tar.gz',
-                slurm_exporter_upstream_sha256='a' * 64, slurm_exporter_upstream_binary='e/slurm_exporter',
-                slurm_exporter_upstream_args=['--web.listen-address=:9341', '--slurm.collect-diags'])
 RELEASE_NO_SHA = ("slurm_exporter_install is release: set slurm_exporter_release_sha256 (the release archive's "
                   "SHA-256, 64 hex digits; now '')")
 
@@ -140,9 +134,7 @@ RELEASE_NO_SHA = ("slurm_exporter_install is release: set slurm_exporter_release
     (dict(slurm_exporter_listen_address='9341'),
      "slurm_exporter_listen_address '9341' is not ADDRESS:PORT (e.g. 0.0.0.0:9341 or [::]:9341)"),
     ({k: v for k, v in RELEASE.items() if k != 'slurm_exporter_release_sha256'}, RELEASE_NO_SHA),
-    # an old name: the same check, in the new names
-    ({k: v for k, v in UPSTREAM.items() if k != 'slurm_exporter_upstream_sha256'}, RELEASE_NO_SHA),
-    (dict(slurm_exporter_flavour='gpu'), "slurm_exporter_install 'gpu' is not collection or release"),
+    (dict(slurm_exporter_install='gpu'), "slurm_exporter_install 'gpu' is not collection or release"),
 ])
 def test_slurm_exporter_preflight_names_the_problem(tmp_path, group_vars, message):
     rc, out = run(tmp_path, SLURM_EXPORTER_PREFLIGHT, group_vars)
@@ -153,47 +145,6 @@ def test_slurm_exporter_preflight_names_the_problem(tmp_path, group_vars, messag
 def test_slurm_exporter_preflight_passes_good_input(tmp_path):
     rc, out = run(tmp_path, SLURM_EXPORTER_PREFLIGHT, RELEASE)
     assert rc == 0, out
-    assert 'DEPRECATION' not in out, out
-
-
-# public: the role's defaults and vars stay known after it, for the debug task.
-SLURM_EXPORTER_NAMES = SLURM_EXPORTER_PREFLIGHT.replace('tasks_from: preflight', 'tasks_from: preflight\n        public: true') + '''
-    - ansible.builtin.debug:
-        msg: "NAMES={{ {'install': slurm_exporter_install, 'url': slurm_exporter_release_url,
-                        'file': slurm_exporter_release_file, 'sha256': slurm_exporter_release_sha256,
-                        'binary': slurm_exporter_release_binary, 'args': slurm_exporter_release_args,
-                        'unit_kind': __slurm_exporter_unit_kind} | to_json }}"
-'''
-
-
-def names(out):
-    return json.loads(re.search(r"NAMES=(\{[^']*\})'", out).group(1))
-
-
-@pytest.mark.parametrize('old, new, kind', [
-    (UPSTREAM, RELEASE, 'upstream'),
-    (dict(slurm_exporter_flavour='gpuhpc'), {}, 'gpuhpc'),
-    (dict(slurm_exporter_upstream_file='/srv/e.tar.gz'), dict(slurm_exporter_release_file='/srv/e.tar.gz'), 'gpuhpc'),
-])
-def test_slurm_exporter_old_names_work_with_a_deprecation_warning(tmp_path, old, new, kind):
-    """slurm_exporter_flavour and slurm_exporter_upstream_* (deprecated): the
-    role sees the values it would see under the new names, and the run says
-    which names to write instead."""
-    (tmp_path / 'old').mkdir()
-    (tmp_path / 'new').mkdir()
-    rc, out_old = run(tmp_path / 'old', SLURM_EXPORTER_NAMES, old)
-    assert rc == 0, out_old
-    rc, out_new = run(tmp_path / 'new', SLURM_EXPORTER_NAMES, new)
-    assert rc == 0, out_new
-    assert names(out_old) == names(out_new)
-    assert names(out_old)['unit_kind'] == kind
-    assert 'DEPRECATION' not in out_new, out_new
-    for name in old:
-        assert f'{name} is deprecated, write slurm_exporter_' in out_old, (name, out_old)
-    if old.get('slurm_exporter_flavour') == 'upstream':
-        assert "slurm_exporter_flavour is deprecated, write slurm_exporter_install ('release' for 'upstream')" in out_old
-    assert out_old.count('[DEPRECATION WARNING]') >= len(old), out_old
-    assert 'removed from gpuhpc.slurm in version 1.0.0' in out_old, out_old
 
 
 def test_every_role_s_problems_are_listed_at_once(tmp_path):

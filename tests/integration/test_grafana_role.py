@@ -394,7 +394,7 @@ LOCAL_URL = '''
   tasks:
     - ansible.builtin.include_role:
         name: gpuhpc.slurm.grafana
-        tasks_from: renamed_vars
+        tasks_from: preflight
         public: true
     - ansible.builtin.debug:
         msg: "health check at {{ __grafana_local_url }}/api/health"

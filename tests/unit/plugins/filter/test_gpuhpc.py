@@ -13,7 +13,6 @@ from ansible_collections.gpuhpc.slurm.plugins.filter.gpuhpc import (
     packages_missing,
     probe_address,
     prometheus_samples,
-    renamed_vars,
     scrape_targets,
     service_running,
 )
@@ -103,7 +102,7 @@ def test_munge_problems_key_host_only_matters_without_a_key():
 def test_filters_are_registered():
     assert set(FilterModule().filters()) == {'async_failures', 'config_entries', 'failure_messages', 'gpg_fingerprints',
                                              'inventory_problems', 'key_sha256', 'munge_key_error', 'munge_problems',
-                                             'packages_missing', 'probe_address', 'prometheus_samples', 'renamed_vars',
+                                             'packages_missing', 'probe_address', 'prometheus_samples',
                                              'scrape_targets', 'service_running'}
 
 
@@ -227,41 +226,6 @@ def test_key_sha256_ignores_version_lines():
     assert key_sha256(base64.b64encode(key.encode()).decode()) == want
     assert key_sha256(base64.b64encode(bare.encode()).decode()) == want
 
-
-RENAMES = {
-    'x_flavour': {'name': 'x_install', 'values': {'gpuhpc': 'package', 'upstream': 'release'}},
-    'x_upstream_url': 'x_release_url',
-    'x_enabled': {'name': 'x_enabled', 'values': {True: 'package', False: 'none'}},
-}
-
-
-def test_renamed_vars_leaves_new_names_alone():
-    assert renamed_vars({'x_install': 'release', 'x_enabled': 'package'}, RENAMES) == {}
-
-
-def test_renamed_vars_gives_old_values_under_new_names_and_warns(monkeypatch):
-    warned = []
-    monkeypatch.setattr('ansible.utils.display.Display.deprecated',
-                        lambda self, msg, **kw: warned.append((msg, kw)))
-    got = renamed_vars({'x_flavour': 'upstream', 'x_upstream_url': 'https://m/x.tgz', 'x_enabled': False}, RENAMES)
-    assert got == {'x_install': 'release', 'x_release_url': 'https://m/x.tgz', 'x_enabled': 'none'}
-    msgs = [msg for msg, dummy in warned]
-    assert "x_flavour is deprecated, write x_install ('release' for 'upstream')" in msgs
-    assert 'x_upstream_url is deprecated, write x_release_url' in msgs
-    assert "x_enabled: False is deprecated, write x_enabled: 'none'" in msgs
-    assert all(kw == {'version': '1.0.0', 'collection_name': 'gpuhpc.slurm'} for dummy, kw in warned)
-
-
-def test_renamed_vars_does_not_take_true_for_one():
-    # True == 1 in Python: a same-name entry must not map 1 (or a new string value) as an old boolean
-    assert renamed_vars({'x_enabled': 1}, {'x_enabled': {'name': 'x_enabled', 'values': {True: 'package'}}}) == {}
-
-
-def test_renamed_vars_refuses_a_malformed_table():
-    with pytest.raises(AnsibleFilterError, match='no new name'):
-        renamed_vars({'a': 1}, {'a': {'values': {}}})
-    with pytest.raises(AnsibleFilterError, match='mapping of old name'):
-        renamed_vars({}, ['a'])
 
 
 def test_service_running_reads_the_lab_hosts_service_facts():
