@@ -10,7 +10,6 @@ __metaclass__ = type
 import posixpath
 
 from ansible.errors import AnsibleActionFail
-from ansible.module_utils.six import string_types
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.gpuhpc.slurm.plugins.module_utils.file_states import all_in_place
@@ -45,7 +44,7 @@ class ActionModule(ActionBase):
             result.update(changed=False, ca=pki['ca'], made=pki['made'], path='', ca_file='', password_file='')
             return result
         folder = args.get('folder')
-        if not isinstance(folder, string_types) or not posixpath.isabs(folder) or posixpath.normpath(folder) == '/':
+        if not isinstance(folder, str) or not posixpath.isabs(folder) or posixpath.normpath(folder) == '/':
             raise AnsibleActionFail("web_config: folder '%s' is not an absolute path of a folder of its own" % folder)
         paths = {name: posixpath.join(folder, name)
                  for name in ('ca.pem', 'cert.pem', 'key.pem', 'web-config.yml', 'client-password')}
@@ -72,14 +71,14 @@ class ActionModule(ActionBase):
 
     def _files(self, args, task_vars, folder, paths):
         group = args.get('group')
-        if not isinstance(group, string_types) or not group:
+        if not isinstance(group, str) or not group:
             raise AnsibleActionFail('web_config: group (the group the service reads its key as) is required')
         username, password = args.get('username', 'prometheus'), args.get('password', '')
         problems = web_pki.check_user(username, password)
         if problems:
             raise AnsibleActionFail('; '.join(problems))
         names = args.get('names') or []
-        if isinstance(names, string_types):
+        if isinstance(names, str):
             names = [names]
         host = task_vars.get('inventory_hostname')
         try:

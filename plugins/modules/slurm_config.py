@@ -84,7 +84,7 @@ changed_files:
   elements: str
   returned: always
   sample: [slurm.conf]
-keys:
+changed_keys:
   description:
     - The slurm.conf keys (lower case) whose value changed, the line types (nodename, partitionname) that did, then
       what changed node by node, for example C(gpu-02 RealMemory 8192 -> 7168) or C(gpu-03 added).
@@ -143,7 +143,7 @@ def main():
     except (IOError, OSError) as e:
         module.fail_json(msg='%s: %s' % (p['dir'], to_native(e)), changed=bool(changed_files),
                          changed_files=changed_files)
-    result = dict(changed=bool(changed_files), changed_files=changed_files, keys=keys, restart=restart)
+    result = dict(changed=bool(changed_files), changed_files=changed_files, changed_keys=keys, restart=restart)
     if module._diff:
         result['diff'] = diffs
     module.exit_json(**result)

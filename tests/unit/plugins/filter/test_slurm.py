@@ -273,35 +273,35 @@ APPLIED = dict(written=False, restart=False, node_restart=False, keys=[], files=
 
 
 def test_config_change_nothing_written():
-    assert slurm_config_change(APPLIED, dict(changed=False, changed_files=[], keys=[])) == APPLIED
+    assert slurm_config_change(APPLIED, dict(changed=False, changed_files=[], changed_keys=[])) == APPLIED
 
 
 def test_config_change_reconfigure_only():
     change = slurm_config_change(APPLIED, dict(changed=True, changed_files=['slurm.conf'], restart=False,
-                                               keys=['MaxTime']))
+                                               changed_keys=['MaxTime']))
     assert change == dict(written=True, restart=False, node_restart=False, keys=['MaxTime'], files=['slurm.conf'], behind=[])
 
 
 def test_config_change_restart_key_restarts_both_daemons():
     change = slurm_config_change(APPLIED, dict(changed=True, changed_files=['slurm.conf'], restart=True,
-                                               keys=['NodeName']))
+                                               changed_keys=['NodeName']))
     assert change['restart'] and change['node_restart']
 
 
 def test_config_change_gres_conf_restarts_slurmd_only():
-    change = slurm_config_change(APPLIED, dict(changed=True, changed_files=['gres.conf'], restart=False, keys=[]))
+    change = slurm_config_change(APPLIED, dict(changed=True, changed_files=['gres.conf'], restart=False, changed_keys=[]))
     assert change == dict(written=True, restart=False, node_restart=True, keys=[], files=['gres.conf'], behind=[])
 
 
 def test_config_change_keeps_what_is_pending():
     # slurmdbd's play wrote a node line; slurmctld's play finds the files unchanged.
     pending = slurm_config_change(APPLIED, dict(changed=True, changed_files=['slurm.conf'], restart=True,
-                                                keys=['NodeName']))
-    again = slurm_config_change(pending, dict(changed=False, changed_files=[], keys=[]))
+                                                changed_keys=['NodeName']))
+    again = slurm_config_change(pending, dict(changed=False, changed_files=[], changed_keys=[]))
     assert again == pending
-    more = slurm_config_change(pending, dict(changed=True, changed_files=['slurm.conf'], keys=['NodeName', 'MaxTime']))
+    more = slurm_config_change(pending, dict(changed=True, changed_files=['slurm.conf'], changed_keys=['NodeName', 'MaxTime']))
     assert more['keys'] == ['NodeName', 'MaxTime']
-    cgroup = slurm_config_change(more, dict(changed=True, changed_files=['cgroup.conf'], keys=[]))
+    cgroup = slurm_config_change(more, dict(changed=True, changed_files=['cgroup.conf'], changed_keys=[]))
     assert cgroup['files'] == ['slurm.conf', 'cgroup.conf']
 
 
@@ -310,7 +310,7 @@ def test_a_change_an_earlier_run_wrote_and_never_applied_takes_a_restart():
     behind = slurm_config_behind(['old=/var/lib/slurm/slurmctld', 'conf_loaded=1796630400',
                                   'conf_written=1796630461'], 'ctl', '/etc/slurm')
     assert behind == ['/etc/slurm on ctl newer than the configuration slurmctld runs with (read 2026-12-07T08:00:00Z)']
-    change = slurm_config_change(APPLIED, dict(changed=False, changed_files=[], keys=[]), behind)
+    change = slurm_config_change(APPLIED, dict(changed=False, changed_files=[], changed_keys=[]), behind)
     assert change['written'] and change['restart'] and change['node_restart']
     assert slurm_config_change_text(change) == behind[0]
     # merged once, whichever play finds it again
@@ -369,22 +369,22 @@ def test_a_configless_slurmd_whose_cache_differs_from_the_controller_is_named():
 
 def test_config_change_text_names_keys_and_files():
     change = slurm_config_change(APPLIED, dict(changed=True, changed_files=['slurm.conf', 'gres.conf'],
-                                               restart=False, keys=['maxtime', 'partitionname']))
+                                               restart=False, changed_keys=['maxtime', 'partitionname']))
     assert slurm_config_change_text(change) == 'slurm.conf: maxtime, partitionname; gres.conf'
 
 
 def test_config_change_text_of_a_new_slurm_conf():
     change = slurm_config_change(APPLIED, dict(changed=True, changed_files=['slurm.conf', 'gres.conf', 'cgroup.conf'],
-                                               restart=True, keys=[]))
+                                               restart=True, changed_keys=[]))
     assert slurm_config_change_text(change) == 'slurm.conf: new; gres.conf; cgroup.conf'
 
 
 def test_config_change_text_of_a_mode_only_change():
     # The content is the same, its mode (or owner, or a comment) is not: no key to name.
-    change = slurm_config_change(APPLIED, dict(changed=True, changed_files=['slurm.conf'], restart=False, keys=[]))
+    change = slurm_config_change(APPLIED, dict(changed=True, changed_files=['slurm.conf'], restart=False, changed_keys=[]))
     assert slurm_config_change_text(change) == 'slurm.conf: no value (owner, group, mode or comments)'
     assert slurm_config_change_text(slurm_config_change(
-        APPLIED, dict(changed=True, changed_files=['gres.conf'], keys=[]))) == 'gres.conf'
+        APPLIED, dict(changed=True, changed_files=['gres.conf'], changed_keys=[]))) == 'gres.conf'
 
 
 def test_config_change_of_a_skipped_write():

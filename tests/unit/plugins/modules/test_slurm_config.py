@@ -22,20 +22,20 @@ def test_a_reconfigure_key_does_not_take_a_restart(run_module, tmp_path):
     run_module(slurm_config.main, args(tmp_path))
     result = run_module(slurm_config.main, args(tmp_path, CONF.replace('bf_continue', 'bf_continue,bf_max_job_test=500')))
     assert result['changed_files'] == ['slurm.conf']
-    assert result['keys'] == ['schedulerparameters']
+    assert result['changed_keys'] == ['schedulerparameters']
     assert result['restart'] is False
 
 
 def test_a_node_line_change_takes_a_restart(run_module, tmp_path):
     run_module(slurm_config.main, args(tmp_path))
     result = run_module(slurm_config.main, args(tmp_path, CONF.replace('CPUs=2', 'CPUs=4')))
-    assert result['keys'] == ['nodename', 'gpu-01 CPUs 2 -> 4'] and result['restart'] is True
+    assert result['changed_keys'] == ['nodename', 'gpu-01 CPUs 2 -> 4'] and result['restart'] is True
 
 
 def test_gres_conf_alone(run_module, tmp_path):
     run_module(slurm_config.main, args(tmp_path))
     result = run_module(slurm_config.main, args(tmp_path, gres='Name=gpu File=/dev/nvidia[0-1]\n'))
-    assert result['changed_files'] == ['gres.conf'] and result['restart'] is False and result['keys'] == []
+    assert result['changed_files'] == ['gres.conf'] and result['restart'] is False and result['changed_keys'] == []
 
 
 def test_check_mode_reports_and_writes_nothing(run_module, tmp_path):
