@@ -7,9 +7,11 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 
 # ansible-test installs the tools of its tests (pylint, ...) into the Python
-# it runs with: a venv of its own keeps them apart from .venv's linters.
-venv=$root/.cache/sanity-venv
-core=$(grep -E '^ansible-core==' requirements-dev.txt)
+# it runs with: a venv of its own keeps them apart from .venv's linters, one
+# per ansible-core release (GPUHPC_CORE, e.g. ansible-core==2.16.14; default:
+# the one of requirements-dev.txt).
+core=${GPUHPC_CORE:-$(grep -E '^ansible-core==' requirements-dev.txt)}
+venv=$root/.cache/sanity-venv${GPUHPC_CORE:+-${core#ansible-core==}}
 if [[ ! -x $venv/bin/ansible-test || $(cat "$venv/.core" 2>/dev/null) != "$core" ]]; then
   rm -rf "$venv"
   python3 -m venv "$venv"

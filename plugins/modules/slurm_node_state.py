@@ -25,14 +25,13 @@ description:
     (C(scontrol update State=RESUME)) and waits until they answer.
   - With O(state=registered), for nodes whose slurm.conf line just changed
     (a GPU or memory added), waits until each has registered with its line
-    (no C(INVALID_REG)), then resumes those that
-    slurmctld drained because they registered with less than the line says
-    (their reason C(Low RealMemory ...), C(Low CPUs), C(gres/gpu count too
-    low ...), set by O(slurm_user)): slurmctld applies a new line at its
-    restart, before the node's slurmd has it. A node drained or set down by
-    a person, or for another reason, stays as it is. A node still registering
-    with less than its line after O(timeout) fails the module, with Slurm's
-    reason.
+    (no C(INVALID_REG)), then resumes those that slurmctld drained because
+    they registered with less than the line says (their reason is
+    C(Low RealMemory ...), C(Low CPUs) or C(gres/gpu count too low ...), set
+    by O(slurm_user)). slurmctld applies a new line at its restart, before
+    the node's slurmd has it. A node drained or set down by a person, or for
+    another reason, stays as it is. A node still registering with less than
+    its line after O(timeout) fails the module, with Slurm's reason.
   - The state is read with C(scontrol show node -o) (its C(State=) base state
     and flags). Run it where the Slurm client commands work as root or as
     SlurmUser, e.g. the first controller.

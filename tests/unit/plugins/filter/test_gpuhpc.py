@@ -227,7 +227,6 @@ def test_key_sha256_ignores_version_lines():
     assert key_sha256(base64.b64encode(bare.encode()).decode()) == want
 
 
-
 def test_service_running_reads_the_lab_hosts_service_facts():
     """The services of a lab GPU node as host_facts read them (systemctl output captured there)."""
     import os

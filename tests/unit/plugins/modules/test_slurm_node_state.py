@@ -136,7 +136,8 @@ def test_a_node_that_keeps_registering_short_of_its_line_fails_with_slurms_reaso
     fake = slurm({'a100-02': ['IDLE', ['DRAIN', 'INVALID_REG'], [], SHORT]})
     fake.registers = False  # the inventory says 3 GPUs, the node has 2
     result = run_module(slurm_node_state.main, dict(nodes=['a100-02'], state='registered', timeout=0))
-    assert result['failed'] and result['msg'] == ('after 0s, a100-02 have not registered with their slurm.conf line: '
+    assert result['failed']
+    assert result['msg'] == ('after 0s, a100-02 have not registered with their slurm.conf line: '
                              'a100-02 IDLE+DRAIN+INVALID_REG (gres/gpu count too low (2 < 3))')
     assert 'slurm_node_gpus' in result['fix'] and updates(fake) == []
 
