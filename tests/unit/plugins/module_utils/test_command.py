@@ -1,4 +1,9 @@
 """command: the one way the collection runs a Slurm client command (real processes)."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
 import sys
 import time
 

@@ -1,5 +1,10 @@
 """The pure parts of the database check. The check against a real server is
 tests/integration/test_db_check.py."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
 import pytest
 from ansible_collections.gpuhpc.slurm.plugins.module_utils import dbcheck
 

@@ -3,6 +3,11 @@ the lab's jobs of the last hour, and root's jobs made by the capture: one requeu
 ran, one suspended for a while, one waiting for GPUs past the window's end (it ran after it),
 one cancelled while it waited, and the job that took every GPU meanwhile. Slurm's own record
 of them (sacct -D without -T) is the truth the sums are held against."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
 import csv
 import datetime
 import glob

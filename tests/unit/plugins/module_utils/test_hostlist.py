@@ -1,3 +1,7 @@
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
 import pytest
 from ansible_collections.gpuhpc.slurm.plugins.module_utils.hostlist import HostlistError, compress, expand
 

@@ -1,4 +1,9 @@
 """installed: the packages fact from dpkg-query (output captured on the lab's Debian hosts) and rpm."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
 import json
 import os
 

@@ -3,6 +3,11 @@
 each holding the commands, exit statuses and outputs of the lab's org chart
 (inventory/lab/group_vars/slurm_controller/accounting.yml) and of writes
 that fail. And slurmdbd.conf read as slurmdbd reads it."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
 import glob
 import json
 import os

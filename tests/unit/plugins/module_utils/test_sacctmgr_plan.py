@@ -1,4 +1,9 @@
 """sacctmgr planning: the batched commands, the changes and the diff (pure parts)."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
 import pytest
 from ansible_collections.gpuhpc.slurm.plugins.module_utils import sacctmgr_plan as sp
 from ansible_collections.gpuhpc.slurm.plugins.module_utils.sacctmgr_run import SacctmgrError

@@ -1,6 +1,11 @@
 """sacctmgr's Runner on real processes: a stand-in sacctmgr script answers as
 sacctmgr does (exit status, stdout, stderr); the texts themselves are tested
 on captured output in test_sacctmgr_output."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
 import pytest
 from ansible_collections.gpuhpc.slurm.plugins.module_utils import sacctmgr_run as sr
 

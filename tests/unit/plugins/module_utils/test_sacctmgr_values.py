@@ -1,4 +1,9 @@
 """sacctmgr values: normalising what the modules are given and what sacctmgr shows."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
 import pytest
 from ansible_collections.gpuhpc.slurm.plugins.module_utils import sacctmgr_values as sv
 from ansible_collections.gpuhpc.slurm.plugins.module_utils.sacctmgr_run import SacctmgrError

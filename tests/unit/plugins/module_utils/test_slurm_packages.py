@@ -1,4 +1,9 @@
 """The apt source and preferences of the Slurm packages (slurm_package_*)."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
 import pytest
 from ansible_collections.gpuhpc.slurm.plugins.module_utils import slurm_packages as sp
 

@@ -1,5 +1,10 @@
 """host_facts' own gathering of Ansible's facts (gather_subset, filter): the same
 names as ansible.builtin.setup's, in the same round trip as the packages."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
 import os
 
 from ansible_collections.gpuhpc.slurm.plugins.modules import host_facts

@@ -1,6 +1,11 @@
 """The sacctmgr modules end to end: read, plan, apply and exit, against a
 stand-in sacctmgr on PATH that answers from the 24.11 capture (reads, and the
 writes captured) and logs every invocation; writes not captured succeed."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
 import json
 import os
 import sys

@@ -1,3 +1,7 @@
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
 import os
 
 from ansible_collections.gpuhpc.slurm.plugins.modules import slurm_config

@@ -1,5 +1,10 @@
 """slurm_gpu_usage runs sacct through command.check(): a stand-in sacct on PATH
 (the aggregation is tested on captured output in test_gpu_usage)."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
 import os
 
 import pytest

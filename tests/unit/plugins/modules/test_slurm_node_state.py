@@ -1,5 +1,10 @@
 """slurm_node_state against a fake scontrol/squeue in place of command.run(), the runner that
 command.check() calls (the parsing is tested on real output in test_nodestate)."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
 import pytest
 from ansible.module_utils import basic
 from ansible_collections.gpuhpc.slurm.plugins.module_utils import command, hostlist

@@ -1,5 +1,10 @@
 """slurmdbd_db_check reads the Slurm release through command.run(): stand-in slurmdbd,
 dpkg-query and rpm (the database checks run against a real MariaDB in tests/integration)."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
 import time
 
 import pytest
