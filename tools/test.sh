@@ -3,10 +3,11 @@
 # sums them up. Exit status is non-zero when any stage failed.
 #   tools/test.sh                 all stages
 #   tools/test.sh unit molecule   only those
+#   stages: lint sanity unit cores integration molecule
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 
-all=(lint sanity unit integration molecule)
+all=(lint sanity unit cores integration molecule)
 stages=("${@:-${all[@]}}")
 read -ra scenarios <<<"${GPUHPC_MOLECULE_SCENARIOS:-default debian12}"
 
@@ -19,6 +20,9 @@ stage_lint()       { yamllint -s . && ansible-lint --nocolor; }
 prepare_sanity()   { need_packages shellcheck:shellcheck; }
 stage_sanity()     { tools/sanity.sh; }
 stage_unit()       { pytest -q -p no:cacheprovider tests/unit; }
+# the same two on the lowest and the newest ansible-core of the claimed range
+prepare_cores()    { need_packages shellcheck:shellcheck; }
+stage_cores()      { tools/cores.sh; }
 # What a stage installs (apt) comes first, one stage after the other: the
 # stages themselves may then run side by side.
 prepare_integration() {
