@@ -22,8 +22,8 @@ while read -r core; do
     rm -rf "$venv"
     "$python" -m venv "$venv"
     # the unit tests' own libraries, at the versions requirements-dev.txt pins
-    "$venv/bin/pip" install -q --disable-pip-version-check "$core" \
-      $(grep -E '^(pytest|PyMySQL|prometheus-client|passlib|bcrypt)==' requirements-dev.txt) 2>&1 \
+    mapfile -t libs < <(grep -E '^(pytest|PyMySQL|prometheus-client|passlib|bcrypt)==' requirements-dev.txt)
+    "$venv/bin/pip" install -q --disable-pip-version-check "$core" "${libs[@]}" 2>&1 \
       | grep -v '^WARNING: Location' || true
     echo "$core" >"$venv/.core"
   fi
