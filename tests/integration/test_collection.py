@@ -63,6 +63,47 @@ def test_tarball_holds_only_the_collections_content(installed):
     assert set(n.split('/')[1] for n in names if n.startswith('inventory/') and n.count('/') > 1) == {'example'}
 
 
+# An execution environment (AWX, Automation Platform) of this collection, as
+# docs/awx.md gives it, the collection from the built tarball.
+EE = """---
+version: 3
+images:
+  base_image:
+    name: quay.io/centos/centos:stream9
+dependencies:
+  ansible_core:
+    package_pip: ansible-core>=2.16,<2.20
+  ansible_runner:
+    package_pip: ansible-runner
+  galaxy:
+    collections:
+      - name: collections/%s
+        type: file
+additional_build_files:
+  - src: %s
+    dest: collections
+"""
+
+
+def test_an_execution_environment_gets_the_collections_requirements(installed, tmp_path):
+    """ansible-builder finds what meta/execution-environment.yml names in the
+    installed collection, and makes a build context from a definition that
+    installs the tarball (no container is built: no registry is needed)."""
+    found = run(installed, 'ansible-builder', 'introspect', str(installed['collections'])).stdout
+    assert 'cryptography>=3.4  # from collection gpuhpc.slurm' in found, found
+    assert 'bcrypt>=3.2  # from collection gpuhpc.slurm' in found, found
+    assert 'openssh-client [platform:dpkg]  # from collection gpuhpc.slurm' in found, found
+    tarball = tmp_path / installed['tarball'].name
+    tarball.write_bytes(installed['tarball'].read_bytes())
+    (tmp_path / 'execution-environment.yml').write_text(EE % (tarball.name, tarball.name))
+    run(installed, 'ansible-builder', 'create', '-f', str(tmp_path / 'execution-environment.yml'),
+        '--context', str(tmp_path / 'context'))
+    context = tmp_path / 'context'
+    assert (context / 'Containerfile').exists() or (context / 'Dockerfile').exists()
+    assert (context / '_build' / 'collections' / tarball.name).read_bytes() == tarball.read_bytes()
+    assert 'collections/gpuhpc-slurm-' in (context / '_build' / 'requirements.yml').read_text()
+
+
 def test_a_used_checkout_packs_no_inventory_pki_or_cache(tmp_path):
     """A checkout after `cp -r inventory/example inventory/prod` and a run: the
     site inventory (vaulted values), the web_config CA's private key, the
