@@ -3,11 +3,11 @@
 # sums them up. Exit status is non-zero when any stage failed.
 #   tools/test.sh                 all stages
 #   tools/test.sh unit molecule   only those
-#   stages: lint sanity unit cores integration molecule
+#   stages: lint galaxy sanity unit cores integration molecule
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 
-all=(lint sanity unit cores integration molecule)
+all=(lint galaxy sanity unit cores integration molecule)
 stages=("${@:-${all[@]}}")
 read -ra scenarios <<<"${GPUHPC_MOLECULE_SCENARIOS:-default debian12}"
 
@@ -16,6 +16,8 @@ tools/deps.sh || { echo "make test: could not install the tools (tools/deps.sh)"
 source .venv/bin/activate
 
 stage_lint()       { yamllint -s . && ansible-lint --nocolor; }
+# what Galaxy checks: the docs lint (antsibull-docs) and the import of the tarball
+stage_galaxy()     { tools/galaxy.sh; }
 # ansible-test's shell script test needs shellcheck: without it, it passes having checked nothing
 prepare_sanity()   { need_packages shellcheck:shellcheck; }
 stage_sanity()     { tools/sanity.sh; }

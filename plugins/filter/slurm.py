@@ -23,12 +23,21 @@ NODE_NAME = re.compile(r'^[A-Za-z][A-Za-z0-9_-]*$')
 
 
 def hostlist_compress(hosts):
+    """Slurm's hostlist expression of node names, as ``scontrol show hostlist``
+    writes it: ``['gpu-01', 'gpu-02', 'gpu-04']`` gives ``gpu-[01-02,04]``
+    (the zero padding kept; one name stays as it is).
+
+    ``hosts`` is a list of names, or one name."""
     if isinstance(hosts, str):
         hosts = [hosts]
     return hostlist.compress(hosts)
 
 
 def hostlist_expand(expr):
+    """The node names of a Slurm hostlist expression, as ``scontrol show
+    hostnames`` lists them: ``gpu-[01-02,04]`` gives ``['gpu-01', 'gpu-02',
+    'gpu-04']``; a comma-separated list of expressions gives all of them, in
+    order. A malformed expression fails, saying why."""
     try:
         return hostlist.expand(expr)
     except hostlist.HostlistError as e:
