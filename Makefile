@@ -6,13 +6,13 @@
 SHELL := /bin/bash
 VENV := .venv/bin
 
-.PHONY: help deps engine lab lab-down test lint galaxy sanity unit cores integration molecule bench bench-db bench-sacctmgr bench-exporter bench-verify bench-scale build clean
+.PHONY: help deps engine lab lab-down test lint galaxy sanity unit integration molecule bench bench-db bench-sacctmgr bench-exporter bench-verify bench-scale build clean
 
 help:
 	@echo "make lab        bring up the lab cluster (containers) and run site.yml against it"
 	@echo "make lab-down   remove the lab's containers, network and volumes (nothing else)"
-	@echo "make test       lint + galaxy + ansible-test sanity + unit + cores + integration + molecule"
-	@echo "make lint | galaxy | sanity | unit | cores | integration | molecule   one stage"
+	@echo "make test       lint + galaxy + ansible-test sanity + unit + integration + molecule"
+	@echo "make lint | galaxy | sanity | unit | integration | molecule   one stage"
 	@echo "make bench      time make lab from nothing and again (bench/lab.sh)"
 	@echo "make bench-db   time the database check against a running lab (bench/db_check.sh)"
 	@echo "make bench-sacctmgr  org chart of 1000 users, batched vs naive, on a running lab"
@@ -38,7 +38,7 @@ lab-down: deps
 test:
 	@tools/test.sh
 
-lint galaxy sanity unit cores integration molecule:
+lint galaxy sanity unit integration molecule:
 	@tools/test.sh $@
 
 bench:

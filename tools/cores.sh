@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# ansible-test sanity and the unit tests on each ansible-core release of
-# tests/ansible-cores.txt (the lowest that meta/runtime.yml admits, and the
-# newest this Python runs), beside the release of requirements-dev.txt that
-# the other stages use. One venv per release under .cache, made once.
+# The unit tests on each ansible-core release of tests/ansible-cores.txt (the
+# lowest that meta/runtime.yml admits, and the newest this Python runs),
+# beside the release of requirements-dev.txt that the other stages use (the
+# sanity stage runs ansible-test on the same releases). One venv per release
+# under .cache, made once.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -13,9 +14,6 @@ failed=()
 while read -r core; do
   [[ -z $core || $core == \#* ]] && continue
   version=${core#ansible-core==}
-  echo "=== $core: sanity"
-  GPUHPC_CORE=$core tools/sanity.sh || failed+=("$version sanity")
-
   echo "=== $core: unit tests"
   venv=$root/.cache/unit-venv-$version
   if [[ ! -x $venv/bin/pytest || $(cat "$venv/.core" 2>/dev/null) != "$core" ]]; then
