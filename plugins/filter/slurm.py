@@ -503,6 +503,84 @@ def slurm_state_plan(reads, settings):
     return plan
 
 
+_GRES_GPU = re.compile(r'^gpu(?::([^:(]+))?:(\d+)')
+
+
+def _gres_gpus(gres):
+    """(type, count) of the GPUs in a node's Gres as scontrol shows it
+    (``gpu:a100:2(S:0-1)``, ``gpu:2``, ``(null)``); several types: ('', sum)."""
+    found = [_GRES_GPU.match(item) for item in (gres or '').split(',')]
+    found = [m for m in found if m]
+    if not found:
+        return ('', 0)
+    types = set(m.group(1) or '' for m in found)
+    return (types.pop() if len(types) == 1 else '', sum(int(m.group(2)) for m in found))
+
+
+def slurm_gpu_change_problems(lines, nodes):
+    """Why this run must not change the GPUs of a node: one message per node
+    whose GPUs (count or type) the inventory changes while a running job uses
+    GPUs there. When slurmctld restarts on the new line, it kills such a job
+    (src/slurmctld/read_config.c, "Aborting JobId=... due to use of invalid
+    GRES configuration": the job's GPU bitmap no longer fits the node; Slurm
+    22.05 to 24.11).
+
+    ``lines``: the first controller's ``key=value`` lines (config.yml, "the
+    state folder on each controller"): ``node_gres=NAME GRES`` per node as
+    slurmctld runs it, ``gpu_job=ID NODELIST`` per running or suspended job
+    that holds GPUs. ``nodes``: slurm_nodes' node definitions (``name``, a
+    hostlist; ``gpus``: ``{count, type}`` or None). A node slurmctld does not
+    know yet is left out.
+    """
+    running = {}
+    current = {}
+    for line in lines or []:
+        key, _, value = line.partition('=')
+        parts = value.split()
+        if key == 'node_gres' and parts:
+            current[parts[0]] = _gres_gpus(parts[1] if len(parts) > 1 else '')
+        elif key == 'gpu_job' and len(parts) == 2:
+            for name in hostlist.expand(parts[1]):
+                running.setdefault(name, []).append(parts[0])
+    problems = []
+    for node in nodes or []:
+        gpus = node.get('gpus') or {}
+        wanted = (str(gpus.get('type') or ''), int(gpus.get('count') or 0))
+        for name in hostlist.expand(node['name']):
+            if name not in current or name not in running:
+                continue
+            now = current[name]
+            if now[1] == wanted[1] and (now[0] == wanted[0] or not now[0] or not wanted[0]):
+                continue
+            problems.append(
+                "%s: its GPUs change (%s -> %s) while job(s) %s use GPUs there: when slurmctld restarts on the new "
+                "line, Slurm kills a running job whose node's GPU count or type changed. Drain the node and let its "
+                "jobs end first (playbooks/drain.yml --limit %s), then run again"
+                % (name, '%s:%d' % now if now[0] else now[1], '%s:%d' % wanted if wanted[0] else wanted[1],
+                   ', '.join(sorted(running[name], key=lambda j: (len(j), j))), name))
+    return problems
+
+
+def slurm_nodes_taken_out(lines, slurm_user='slurm'):
+    """The nodes out of service when the run began (DRAIN or DOWN) for any
+    reason but slurmctld's own at a registration short of the node's line:
+    the slurmd role never resumes them (module slurm_node_state, keep).
+
+    ``lines``: the first controller's ``key=value`` lines (config.yml, "the
+    state folder on each controller"): ``node_out=NAME USER REASON`` (sinfo's
+    ``%N %u %E``)."""
+    out = set()
+    for line in lines or []:
+        key, _, value = line.partition('=')
+        parts = value.split(None, 2)
+        if key != 'node_out' or not parts:
+            continue
+        user = parts[1] if len(parts) > 1 else ''
+        if not nodestate.registration_reason(parts[2] if len(parts) > 2 else '', user, slurm_user):
+            out.add(parts[0])
+    return sorted(out)
+
+
 def slurm_jobs_text(reads):
     """The jobs the cluster runs and queues, in words, from the first
     controller's read (``jobs_running``, ``jobs_pending``; see
@@ -657,6 +735,8 @@ class FilterModule(object):
             'slurm_config_change_text': slurm_config_change_text,
             'slurm_config_behind': slurm_config_behind,
             'slurm_nodes_changed': slurm_nodes_changed,
+            'slurm_gpu_change_problems': slurm_gpu_change_problems,
+            'slurm_nodes_taken_out': slurm_nodes_taken_out,
             'slurm_conf_digests': slurm_conf_digests,
             'slurm_conf_cache_stale': slurm_conf_cache_stale,
             'slurm_first_job_id': slurm_first_job_id,

@@ -108,19 +108,27 @@ def registering(node):
     return 'INVALID_REG' in node['flags']
 
 
+def registration_reason(reason, user, slurm_user):
+    """Whether a node's reason is slurmctld's own, set when the node
+    registered with less than its line says."""
+    return user == slurm_user and bool(_REGISTRATION_REASON.match(reason or ''))
+
+
 def drained_at_registration(node, slurm_user):
     """Drained by slurmctld (the reason's user is ``slurm_user``) because the
     node registered with less than its line says, and registered right since:
     what a change of the line leaves behind when slurmctld applies it before
     the node's slurmd does (a GPU or memory added)."""
-    return (draining(node) and not registering(node) and node.get('reason_user') == slurm_user
-            and bool(_REGISTRATION_REASON.match(node['reason'])))
+    return (draining(node) and not registering(node)
+            and registration_reason(node['reason'], node.get('reason_user'), slurm_user))
 
 
-def to_release(nodes, names, slurm_user):
+def to_release(nodes, names, slurm_user, keep=()):
     """The names that slurmctld drained at a registration that the node's
-    line has since made right (drained_at_registration)."""
-    return [n for n in names if drained_at_registration(nodes[n], slurm_user)]
+    line has since made right (drained_at_registration), but those of
+    ``keep`` (taken out by a person before: Slurm 23.11 and later put their
+    own reason over a person's at such a registration)."""
+    return [n for n in names if n not in keep and drained_at_registration(nodes[n], slurm_user)]
 
 
 def not_done(nodes, names, state):

@@ -30,8 +30,9 @@ description:
     C(Low RealMemory ...), C(Low CPUs) or C(gres/gpu count too low ...), set
     by O(slurm_user)). slurmctld applies a new line at its restart, before
     the node's slurmd has it. A node drained or set down by a person, or for
-    another reason, stays as it is. A node still registering with less than
-    its line after O(timeout) fails the module, with Slurm's reason.
+    another reason, stays as it is, and so does each node of O(keep). A node
+    still registering with less than its line after O(timeout) fails the
+    module, with Slurm's reason.
   - The state is read with C(scontrol show node -o) (its C(State=) base state
     and flags). Run it where the Slurm client commands work as root or as
     SlurmUser, e.g. the first controller.
@@ -70,6 +71,14 @@ options:
     description: SlurmUser, whose name slurmctld puts on the reasons it sets (O(state=registered)).
     type: str
     default: slurm
+  keep:
+    description:
+      - With O(state=registered), nodes never resumed, whatever their reason now; give those taken out by a
+        person before the change (Slurm 23.11 and later replace a person's reason with their own when the node
+        registers short of its line).
+    type: list
+    elements: str
+    default: []
   requeue:
     description:
       - Requeue the running and suspended jobs of the nodes (C(scontrol requeue)) instead of
@@ -168,8 +177,9 @@ def registered(module, slurm, names, nodes):
     nodes slurmctld drained at a registration short of their line."""
     p = module.params
     user = p['slurm_user']
+    keep = set(p['keep'])
     if module.check_mode:
-        release = nodestate.to_release(nodes, names, user)
+        release = nodestate.to_release(nodes, names, user, keep)
         module.exit_json(changed=bool(release), changed_nodes=release, requeued=[], waited=0.0,
                          nodes=dict((n, nodestate.state_text(nodes[n])) for n in names),
                          gpus=dict((n, nodes[n]['gpus']) for n in names))
@@ -180,7 +190,7 @@ def registered(module, slurm, names, nodes):
             break
         time.sleep(POLL_SECONDS)
         nodes = slurm.show(names)
-    release = nodestate.to_release(nodes, names, user)
+    release = nodestate.to_release(nodes, names, user, keep)
     if release:
         slurm.run([slurm.scontrol, 'update', 'NodeName=%s' % hostlist.compress(release), 'State=RESUME'],
                   'scontrol update State=RESUME')
@@ -208,6 +218,7 @@ def main():
             nodes=dict(type='list', elements='str', required=True),
             state=dict(type='str', required=True, choices=['drained', 'resumed', 'registered']),
             slurm_user=dict(type='str', default='slurm'),
+            keep=dict(type='list', elements='str', default=[]),
             reason=dict(type='str'),
             timeout=dict(type='int', default=3600),
             requeue=dict(type='bool', default=False),

@@ -8,6 +8,8 @@ from ansible_collections.gpuhpc.slurm.plugins.filter.slurm import (
     slurm_config_change,
     slurm_config_behind,
     slurm_nodes_changed,
+    slurm_gpu_change_problems,
+    slurm_nodes_taken_out,
     slurm_conf_cache_stale,
     slurm_conf_digests,
     slurm_config_change_text,
@@ -191,7 +193,7 @@ def test_filters_are_registered():
             'slurm_problems', 'slurm_version',
             'slurm_node_name', 'db_check_report', 'account_tree', 'slurm_conf_value', 'slurm_conf_merge',
             'slurm_gpus_visible', 'slurm_state_plan', 'slurm_jobs_text',
-            'slurmdbd_problems', 'slurm_config_change', 'slurm_config_change_text', 'slurm_config_behind', 'slurm_nodes_changed',
+            'slurmdbd_problems', 'slurm_config_change', 'slurm_config_change_text', 'slurm_config_behind', 'slurm_nodes_changed', 'slurm_gpu_change_problems', 'slurm_nodes_taken_out',
             'slurm_conf_digests', 'slurm_conf_cache_stale', 'slurm_first_job_id',
             'slurm_package_files', 'slurm_upgrade_problems', 'slurm_installed_packages',
             'slurm_installed_versions', 'slurm_packages_behind', 'slurm_hosts_without_facts'} == set(FilterModule().filters())
@@ -315,6 +317,40 @@ def test_a_change_an_earlier_run_wrote_and_never_applied_takes_a_restart():
     assert slurm_config_change_text(change) == behind[0]
     # merged once, whichever play finds it again
     assert slurm_config_change(change, dict(changed=False), behind)['behind'] == behind
+
+
+GPU_NODES = [dict(name='a100-01', gpus=dict(count=4, type='a100')), dict(name='a100-02', gpus=dict(count=3, type='a100')),
+             dict(name='cpu-01', gpus=None)]
+GPU_READ = ['old=/srv/slurm-state/slurmctld', 'node_gres=a100-01 gpu:a100:4(S:0)', 'node_gres=a100-02 gpu:a100:2(S:0)',
+            'node_gres=cpu-01 (null)', 'gpu_job=41 a100-02', 'gpu_job=43 a100-[01-02]']
+
+
+def test_a_gpu_change_under_a_running_gpu_job_is_refused_by_name():
+    # Slurm kills job 41 and 43 when slurmctld restarts with a100-02's new count
+    assert slurm_gpu_change_problems(GPU_READ, GPU_NODES) == [
+        'a100-02: its GPUs change (a100:2 -> a100:3) while job(s) 41, 43 use GPUs there: when slurmctld restarts on '
+        "the new line, Slurm kills a running job whose node's GPU count or type changed. Drain the node and let its "
+        'jobs end first (playbooks/drain.yml --limit a100-02), then run again']
+    # a type change too
+    h100 = [dict(name='a100-01', gpus=dict(count=4, type='h100'))]
+    assert slurm_gpu_change_problems(GPU_READ, h100)[0].startswith('a100-01: its GPUs change (a100:4 -> h100:4)')
+
+
+def test_a_gpu_change_on_a_node_without_gpu_jobs_goes_ahead():
+    drained = [line for line in GPU_READ if not line.startswith('gpu_job=')] + ['gpu_job=44 a100-01']
+    assert slurm_gpu_change_problems(drained, GPU_NODES) == []
+    # unchanged nodes with jobs; a node slurmctld does not know yet; slurmctld not answering
+    same = [dict(name='a100-[01-02]', gpus=dict(count=2, type='a100'))]
+    assert slurm_gpu_change_problems(['node_gres=a100-02 gpu:a100:2(S:0-1)', 'gpu_job=41 a100-02'], same) == []
+    assert slurm_gpu_change_problems(['gpu_job=41 a100-09'], [dict(name='a100-09', gpus=dict(count=1, type=''))]) == []
+    assert slurm_gpu_change_problems([], GPU_NODES) == []
+
+
+def test_the_nodes_a_person_took_out_before_the_run():
+    lines = ['node_out=a100-01 root add a GPU', 'node_out=a100-02 slurm gres/gpu count reported lower than configured (2 < 3)',
+             'node_out=cpu-01 slurm Kill task failed', 'node_out=gpu-07 alice GPU ECC', 'node_gres=a100-01 gpu:a100:4']
+    assert slurm_nodes_taken_out(lines, 'slurm') == ['a100-01', 'cpu-01', 'gpu-07']
+    assert slurm_nodes_taken_out([], 'slurm') == []
 
 
 def test_the_nodes_whose_line_changed():

@@ -120,7 +120,7 @@ def test_a_node_an_admin_set_down_stays_down_through_a_drain_and_resume(run_modu
     assert fake.nodes['gpu-01'][:2] == ['DOWN', []]
 
 
-SHORT = 'gres/gpu count too low (2 < 3) [slurm@2026-12-07T08:01:02]'
+SHORT = 'gres/gpu count reported lower than configured (2 < 3) [slurm@2026-12-07T08:57:21]'
 
 
 def test_a_node_slurmctld_drained_while_its_new_line_reached_slurmd_is_resumed_once_it_registers(run_module, slurm):
@@ -137,13 +137,20 @@ def test_a_node_slurmctld_drained_while_its_new_line_reached_slurmd_is_resumed_o
     assert not again['changed'] and len(updates(fake)) == 1
 
 
+def test_a_node_a_person_took_out_before_the_change_stays_out_whatever_slurm_wrote_since(run_module, slurm):
+    # Slurm 23.11 and later put their own reason over the person's at the short registration
+    fake = slurm({'a100-02': ['IDLE', ['DRAIN'], [], SHORT]})
+    result = run_module(slurm_node_state.main, dict(nodes=['a100-02'], state='registered', keep=['a100-02']))
+    assert not result['changed'] and updates(fake) == [] and fake.nodes['a100-02'][1] == ['DRAIN']
+
+
 def test_a_node_that_keeps_registering_short_of_its_line_fails_with_slurms_reason(run_module, slurm):
     fake = slurm({'a100-02': ['IDLE', ['DRAIN', 'INVALID_REG'], [], SHORT]})
     fake.registers = False  # the inventory says 3 GPUs, the node has 2
     result = run_module(slurm_node_state.main, dict(nodes=['a100-02'], state='registered', timeout=0))
     assert result['failed']
     assert result['msg'] == ('after 0s, a100-02 have not registered with their slurm.conf line: '
-                             'a100-02 IDLE+DRAIN+INVALID_REG (gres/gpu count too low (2 < 3))')
+                             'a100-02 IDLE+DRAIN+INVALID_REG (gres/gpu count reported lower than configured (2 < 3))')
     assert 'slurm_node_gpus' in result['fix'] and updates(fake) == []
 
 
