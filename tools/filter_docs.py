@@ -53,6 +53,16 @@ def literal(dumper, data):
 yaml.add_representer(Literal, literal)
 
 
+class Dumper(yaml.SafeDumper):
+    """Lists indented under their key, as yamllint's config wants them."""
+
+    def increase_indent(self, flow=False, indentless=False):
+        return super(Dumper, self).increase_indent(flow, False)
+
+
+Dumper.add_representer(Literal, literal)
+
+
 def document(name, function):
     doc = inspect.getdoc(function) or name
     parts = paragraphs(doc)
@@ -96,7 +106,7 @@ def main():
             continue
         with open(path, 'w') as f:
             f.write('---\n# Written by tools/filter_docs.py from the docstring of the filter; edit freely.\n')
-            yaml.dump(document(name, function), f, sort_keys=False, width=110, allow_unicode=True)
+            yaml.dump(document(name, function), f, Dumper=Dumper, sort_keys=False, width=110, allow_unicode=True)
         written.append(name)
     print('written: %s' % (', '.join(written) or 'none'))
 
