@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Write the documentation file (plugins/filter/NAME.yml, what ansible-doc and
 Galaxy read) of each filter that has none yet, from the filter function's
 docstring and signature. A file that exists is left as it is: edit it by hand

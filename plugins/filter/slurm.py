@@ -535,7 +535,7 @@ def slurm_gpu_change_problems(lines, nodes):
     running = {}
     current = {}
     for line in lines or []:
-        key, _, value = line.partition('=')
+        key, value = (line.split('=', 1) + [''])[:2]
         parts = value.split()
         if key == 'node_gres' and parts:
             current[parts[0]] = _gres_gpus(parts[1] if len(parts) > 1 else '')
@@ -571,7 +571,7 @@ def slurm_nodes_taken_out(lines, slurm_user='slurm'):
     ``%N %u %E``)."""
     out = set()
     for line in lines or []:
-        key, _, value = line.partition('=')
+        key, value = (line.split('=', 1) + [''])[:2]
         parts = value.split(None, 2)
         if key != 'node_out' or not parts:
             continue

@@ -193,7 +193,8 @@ def test_filters_are_registered():
             'slurm_problems', 'slurm_version',
             'slurm_node_name', 'db_check_report', 'account_tree', 'slurm_conf_value', 'slurm_conf_merge',
             'slurm_gpus_visible', 'slurm_state_plan', 'slurm_jobs_text',
-            'slurmdbd_problems', 'slurm_config_change', 'slurm_config_change_text', 'slurm_config_behind', 'slurm_nodes_changed', 'slurm_gpu_change_problems', 'slurm_nodes_taken_out',
+            'slurmdbd_problems', 'slurm_config_change', 'slurm_config_change_text', 'slurm_config_behind',
+            'slurm_nodes_changed', 'slurm_gpu_change_problems', 'slurm_nodes_taken_out',
             'slurm_conf_digests', 'slurm_conf_cache_stale', 'slurm_first_job_id',
             'slurm_package_files', 'slurm_upgrade_problems', 'slurm_installed_packages',
             'slurm_installed_versions', 'slurm_packages_behind', 'slurm_hosts_without_facts'} == set(FilterModule().filters())
