@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# What Galaxy checks before it takes the collection: antsibull-docs lints
-# every plugin's and role's documentation, then galaxy-importer imports the
+# What Galaxy checks before it takes the collection: antsibull-changelog
+# lints the change fragments, antsibull-docs lints every plugin's and role's
+# documentation, then galaxy-importer imports the
 # built tarball (its ansible-doc call for every plugin, ansible-lint) and
 # must report no error. Each tool in a venv of its own under .cache (their
 # pins differ from .venv's).
@@ -22,6 +23,10 @@ venv_of() {  # venv_of NAME PACKAGE==VERSION: the venv's folder, made once
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/gpuhpc-galaxy.XXXXXX")
 trap 'rm -rf "$work"' EXIT
+
+echo "--- antsibull-changelog lint (changelogs/fragments)"
+changelog=$(venv_of changelog antsibull-changelog==0.36.0)
+"$changelog/bin/antsibull-changelog" lint
 
 echo "--- antsibull-docs lint-collection-docs --plugin-docs"
 docs=$(venv_of docs antsibull-docs==2.28.0)
