@@ -294,46 +294,6 @@ def test_the_release_option_runs_the_release_binary(tmp_path):
     assert '--hpc-job-mapping-dir /run/slurm/gpu-map' in unit
 
 
-OLD_NAMES_PLAY = RENDER_PLAY.replace('tasks_from: render', 'tasks_from: render\n        public: true') + '''
-    - ansible.builtin.debug:
-        msg: >-
-          new names install={{ dcgm_exporter_install }} exporter_install={{ dcgm_exporter_exporter_install }}
-          release_url={{ dcgm_exporter_release_url }} release_file={{ dcgm_exporter_release_file }}
-          release_sha256={{ dcgm_exporter_release_sha256 }}
-'''
-
-
-@pytest.mark.parametrize('src, url, path', [
-    ('https://files.example/dcgm-exporter', 'https://files.example/dcgm-exporter', ''),
-    ('/srv/dcgm-exporter', '', '/srv/dcgm-exporter'),
-], ids=['url', 'controller-file'])
-def test_the_old_names_still_work_with_a_deprecation_warning(tmp_path, src, url, path):
-    """In the inventory (extra vars would outrank the new names set_fact gives)."""
-    files = [{'src': '/srv/datacenter-gpu-manager-4-core_4.6.0-1_amd64.deb', 'sha256': 'b' * 64}]
-    old = {'dcgm_exporter_install_source': 'files', 'dcgm_exporter_package_files': files,
-           'dcgm_exporter_exporter_source': 'binary', 'dcgm_exporter_binary_src': src,
-           'dcgm_exporter_binary_sha256': 'a' * 64}
-    rc, out, raw = play(tmp_path, OLD_NAMES_PLAY, inventory(dict(slurm_compute={'gpu-01': old})),
-                        {'dcgm_exporter_render_dir': str(tmp_path)})
-    assert rc == 0, raw
-    assert (f'new names install=files exporter_install=release release_url={url} release_file={path} '
-            f'release_sha256={"a" * 64}') in out, raw
-    assert 'ExecStart=/usr/local/bin/dcgm-exporter \\' in (tmp_path / 'nvidia-dcgm-exporter.service').read_text()
-    for warning in ('dcgm_exporter_install_source is deprecated, write dcgm_exporter_install.',
-                    "dcgm_exporter_exporter_source is deprecated, write dcgm_exporter_exporter_install ('release' for "
-                    "'binary')",
-                    'dcgm_exporter_binary_src is deprecated, write dcgm_exporter_release_' + ('url' if url else 'file'),
-                    'dcgm_exporter_binary_sha256 is deprecated, write dcgm_exporter_release_sha256'):
-        assert '[DEPRECATION WARNING]: ' + warning in out, raw
-
-
-def test_an_old_value_that_is_wrong_is_named_by_its_new_name(tmp_path):
-    rc, out, raw = play(tmp_path, RENDER_PLAY, inventory(dict(slurm_compute={'gpu-01': {
-        'dcgm_exporter_install_source': 'git'}})), {'dcgm_exporter_render_dir': str(tmp_path)})
-    assert rc != 0
-    assert "dcgm_exporter_install 'git' is not package or files" in out, raw
-
-
 # --- the repository key, checked against NVIDIA's pins (roles/pinned_repo) -----------
 
 def gpu_node(tmp_path):

@@ -345,42 +345,16 @@ def test_install_false_is_idempotent_checks_clean_and_removes_what_it_no_longer_
     assert (root / 'var' / 'lib' / 'grafana' / 'dashboards' / 'gpuhpc' / 'gpuhpc-slurm.json').exists()
 
 
-DEPRECATED = "[DEPRECATION WARNING]: grafana_install: False is deprecated, write grafana_install: 'none'."
-
-
-def inventory_run(tmp_path, playbook, host_vars, extra_vars=None, check=False):
-    """Like run(), the variables given as the inventory's (an old value is
-    rewritten by set_fact, which extra vars would outrank)."""
-    return play(tmp_path, playbook, inventory(dict(monitoring=dict(monitor=host_vars))), extra_vars, check)
-
-
-def test_the_old_boolean_false_is_none_with_a_deprecation_warning(tmp_path):
-    root = tmp_path / 'root'
-    rc, out, raw = inventory_run(tmp_path, ROLE_PLAY, dict(grafana_install=False),
-                                 good(__grafana_root=str(root)))
-    assert rc == 0, raw
-    assert out.count(NOT_INSTALLED) == 1, raw
-    assert DEPRECATED in out and 'will be removed from gpuhpc.slurm in version 1.0.0' in out, raw
-    assert (root / 'etc' / 'grafana' / 'grafana.ini').is_file()
-    rc, out, raw, root = render(tmp_path)
-    assert rc == 0 and DEPRECATED not in out, raw
-    assert re.search(r'monitor +: ok=\d+ +changed=0 ', raw), raw
-
-
-def test_the_old_boolean_true_with_a_package_file_is_files(tmp_path):
-    """Before 0.x grafana_package_file alone, or with grafana_install: true,
-    installed the file: both still do (the first is the default of
-    grafana_install), the second with a deprecation warning."""
+def test_a_package_file_alone_is_installed_as_files(tmp_path):
+    """grafana_package_file alone installs the file (grafana_install's
+    default is then files), checked against its SHA-256 first."""
     package = tmp_path / 'grafana_13.2.3_amd64.deb'
     package.write_bytes(b'not really a package\n')
     real = hashlib.sha256(package.read_bytes()).hexdigest()
     message = f'grafana_package_file {package} has SHA-256 {real}, but grafana_package_sha256 says {"a" * 64}'
-    for old in (dict(grafana_install=True), {}):
-        rc, out, raw = inventory_run(tmp_path, PREFLIGHT, old or None,
-                                     good(grafana_package_file=str(package), grafana_package_sha256='a' * 64))
-        assert rc != 0
-        assert message in out, raw
-        assert ("grafana_install: True is deprecated, write grafana_install: 'files'" in out) == bool(old), raw
+    rc, out, raw = run(tmp_path, PREFLIGHT, good(grafana_package_file=str(package), grafana_package_sha256='a' * 64))
+    assert rc != 0
+    assert message in out, raw
     rc, out, raw = run(tmp_path, PREFLIGHT, good(grafana_install='package', grafana_package_file=str(package),
                                                  grafana_package_sha256=real))
     assert rc != 0
