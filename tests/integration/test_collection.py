@@ -47,7 +47,7 @@ def write_inventory(installed, name, text):
 
 
 # The collection's own content: what a user installs (galaxy.yml's manifest).
-CONTENT = {'FILES.json', 'LICENSE', 'MANIFEST.json', 'README.md', 'docs', 'inventory', 'meta',
+CONTENT = {'FILES.json', 'changelogs', 'LICENSE', 'MANIFEST.json', 'README.md', 'docs', 'inventory', 'meta',
            'playbooks', 'plugins', 'roles'}
 
 
