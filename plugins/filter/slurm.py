@@ -503,20 +503,6 @@ def slurm_state_plan(reads, settings):
     return plan
 
 
-_GRES_GPU = re.compile(r'^gpu(?::([^:(]+))?:(\d+)')
-
-
-def _gres_gpus(gres):
-    """(type, count) of the GPUs in a node's Gres as scontrol shows it
-    (``gpu:a100:2(S:0-1)``, ``gpu:2``, ``(null)``); several types: ('', sum)."""
-    found = [_GRES_GPU.match(item) for item in (gres or '').split(',')]
-    found = [m for m in found if m]
-    if not found:
-        return ('', 0)
-    types = set(m.group(1) or '' for m in found)
-    return (types.pop() if len(types) == 1 else '', sum(int(m.group(2)) for m in found))
-
-
 def slurm_gpu_change_problems(lines, nodes):
     """Why this run must not change the GPUs of a node: one message per node
     whose GPUs (count or type) the inventory changes while a running job uses
@@ -538,7 +524,7 @@ def slurm_gpu_change_problems(lines, nodes):
         key, value = (line.split('=', 1) + [''])[:2]
         parts = value.split()
         if key == 'node_gres' and parts:
-            current[parts[0]] = _gres_gpus(parts[1] if len(parts) > 1 else '')
+            current[parts[0]] = nodestate.gres_gpus(parts[1] if len(parts) > 1 else '')
         elif key == 'gpu_job' and len(parts) == 2:
             for name in hostlist.expand(parts[1]):
                 running.setdefault(name, []).append(parts[0])

@@ -22,7 +22,7 @@ import re
 _NAME = re.compile(r'^NodeName=(\S+)')
 _STATE = re.compile(r'\sState=(\S+)')
 _GRES = re.compile(r'\sGres=(\S+)')
-_GPU = re.compile(r'^gpu(?::[^:(]+)?:(\d+)')
+_GPU = re.compile(r'^gpu(?::([^:(]+))?:(\d+)')
 _REASON = re.compile(r'\sReason=(.*)$')
 _REASON_STAMP = re.compile(r'\s*\[([^\]@]*)@[^\]]*\]$')
 # What slurmctld writes as the reason when it drains a node that registers with
@@ -33,6 +33,14 @@ _REGISTRATION_REASON = re.compile(r'^(Low (socket\*core\*thread count|CPUs|RealM
 
 # Base states with no job on the node.
 _FREE = ('IDLE', 'DOWN', 'FUTURE')
+
+
+def gres_gpus(gres):
+    """(type, count) of the GPUs in a node's Gres as scontrol shows it
+    (``gpu:a100:2(S:0-1)``, ``gpu:2``, ``(null)``); several types: ('', sum)."""
+    found = [m for m in (_GPU.match(item) for item in (gres or '').split(',')) if m]
+    types = set(m.group(1) or '' for m in found)
+    return (types.pop() if len(types) == 1 else '', sum(int(m.group(2)) for m in found))
 
 
 def parse(text):
@@ -53,11 +61,10 @@ def parse(text):
         stamp = _REASON_STAMP.search(reason.group(1)) if reason else None
         text_reason = _REASON_STAMP.sub('', reason.group(1)).strip() if reason else ''
         gres = _GRES.search(line)
-        gpus = [_GPU.match(item) for item in (gres.group(1) if gres else '').split(',')]
         nodes[name.group(1)] = dict(base=parts[0], flags=parts[1:],
                                     reason='' if text_reason in ('(null)', 'None') else text_reason,
                                     reason_user=stamp.group(1) if stamp else '',
-                                    gpus=sum(int(m.group(1)) for m in gpus if m))
+                                    gpus=gres_gpus(gres.group(1) if gres else '')[1])
     return nodes
 
 
