@@ -567,6 +567,42 @@ def slurm_nodes_taken_out(lines, slurm_user='slurm'):
     return sorted(out)
 
 
+_IN_SERVICE = re.compile(r'^(idle|mixed|allocated|completing)$')
+
+
+def slurm_nodes_service(lines, slurm_user='slurm'):
+    """The nodes' states, and which are out of service by fault, from
+    ``sinfo -h -N -o '%N %T %u %E'`` (a node is listed once per partition):
+    ``{'states': {NAME: STATE}, 'out': [NAME], 'by_person': {NAME: 'USER: REASON'}}``.
+
+    ``out``: the nodes that cannot run jobs (any state but idle, mixed,
+    allocated and completing; a not-responding node's state ends in ``*``)
+    and that nobody took out on purpose: the reason is slurmctld's own (its
+    user is ``slurm_user``: not responding, a registration short of the
+    node's line, a failed epilog), or there is none, or its user is unknown
+    where sinfo ran (``Unk(UID)``). ``by_person``: those a
+    person or a Day-2 playbook drained or set DOWN with a reason; runs leave
+    them out of service (ReturnToService=1), so they are reported, not
+    counted as a fault."""
+    states, out, by_person = {}, [], {}
+    for line in lines or []:
+        parts = line.split(None, 3)
+        if len(parts) < 2 or parts[0] in states:
+            continue
+        name, state = parts[0], parts[1].lower()
+        user = parts[2] if len(parts) > 2 else ''
+        reason = parts[3].strip() if len(parts) > 3 else ''
+        states[name] = state
+        if _IN_SERVICE.match(state):
+            continue
+        known = user not in ('', '(null)', 'Unknown', slurm_user) and not user.startswith('Unk(')
+        if known and reason.lower() not in ('', 'none', '(null)'):
+            by_person[name] = '%s: %s' % (user, reason)
+        else:
+            out.append(name)
+    return dict(states=states, out=out, by_person=by_person)
+
+
 def slurm_jobs_text(reads):
     """The jobs the cluster runs and queues, in words, from the first
     controller's read (``jobs_running``, ``jobs_pending``; see
@@ -723,6 +759,7 @@ class FilterModule(object):
             'slurm_nodes_changed': slurm_nodes_changed,
             'slurm_gpu_change_problems': slurm_gpu_change_problems,
             'slurm_nodes_taken_out': slurm_nodes_taken_out,
+            'slurm_nodes_service': slurm_nodes_service,
             'slurm_conf_digests': slurm_conf_digests,
             'slurm_conf_cache_stale': slurm_conf_cache_stale,
             'slurm_first_job_id': slurm_first_job_id,

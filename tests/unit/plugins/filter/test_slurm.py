@@ -9,6 +9,7 @@ from ansible_collections.gpuhpc.slurm.plugins.filter.slurm import (
     slurm_config_behind,
     slurm_nodes_changed,
     slurm_gpu_change_problems,
+    slurm_nodes_service,
     slurm_nodes_taken_out,
     slurm_conf_cache_stale,
     slurm_conf_digests,
@@ -194,7 +195,7 @@ def test_filters_are_registered():
             'slurm_node_name', 'db_check_report', 'account_tree', 'slurm_conf_value', 'slurm_conf_merge',
             'slurm_gpus_visible', 'slurm_state_plan', 'slurm_jobs_text',
             'slurmdbd_problems', 'slurm_config_change', 'slurm_config_change_text', 'slurm_config_behind',
-            'slurm_nodes_changed', 'slurm_gpu_change_problems', 'slurm_nodes_taken_out',
+            'slurm_nodes_changed', 'slurm_gpu_change_problems', 'slurm_nodes_taken_out', 'slurm_nodes_service',
             'slurm_conf_digests', 'slurm_conf_cache_stale', 'slurm_first_job_id',
             'slurm_package_files', 'slurm_upgrade_problems', 'slurm_installed_packages',
             'slurm_installed_versions', 'slurm_packages_behind', 'slurm_hosts_without_facts'} == set(FilterModule().filters())
@@ -578,3 +579,27 @@ def test_first_job_id_is_kept_when_the_state_moves_into_an_empty_folder():
     # the new folder holds no job_state yet, but the run copies the state there first
     assert slurm_first_job_id(['none'], DB_4127, None, True) == 0
     assert slurm_first_job_id(['none', '300'], DB_4127, None, True) == 300
+
+
+def test_slurm_nodes_service():
+    # sinfo -h -N -o '%N %T %u %E' on Slurm 22.05: a node once per partition
+    lines = [
+        'a100-01 mixed Unknown none',
+        'a100-01 mixed Unknown none',
+        'a100-02 drained root add a GPU',
+        'a100-03 drained slurm gres/gpu count reported lower than configured (2 < 3)',
+        'cpu-01 idle* slurm Not responding',
+        'cpu-02 down* Unknown none',
+        'gpu-07 draining alice GPU ECC',
+        'gpu-08 completing Unknown none',
+        'gpu-09 drained Unk(64030) Kill task failed',
+    ]
+    got = slurm_nodes_service(lines)
+    assert got['states'] == {'a100-01': 'mixed', 'a100-02': 'drained', 'a100-03': 'drained', 'cpu-01': 'idle*',
+                             'cpu-02': 'down*', 'gpu-07': 'draining', 'gpu-08': 'completing',
+                             'gpu-09': 'drained'}
+    assert got['out'] == ['a100-03', 'cpu-01', 'cpu-02', 'gpu-09']
+    assert got['by_person'] == {'a100-02': 'root: add a GPU', 'gpu-07': 'alice: GPU ECC'}
+    assert slurm_nodes_service([]) == dict(states={}, out=[], by_person={})
+    # another SlurmUser: its reasons are slurmctld's
+    assert slurm_nodes_service(['n1 drained slurmsvc Kill task failed'], 'slurmsvc')['out'] == ['n1']
