@@ -448,6 +448,13 @@ def _state_read(lines):
     return dict(line.split('=', 1) for line in lines or [] if '=' in line)
 
 
+def _state_items(lines, key):
+    """The values of a key that the read repeats (``node_gres``, ``gpu_job``,
+    ``node_out``: one line each)."""
+    prefix = key + '='
+    return [line[len(prefix):] for line in lines or [] if line.startswith(prefix)]
+
+
 def slurm_state_plan(reads, settings):
     """What the state folder of slurmctld needs before slurm.conf is written.
 
@@ -520,12 +527,11 @@ def slurm_gpu_change_problems(lines, nodes):
     """
     running = {}
     current = {}
-    for line in lines or []:
-        key, value = (line.split('=', 1) + [''])[:2]
-        parts = value.split()
-        if key == 'node_gres' and parts:
+    for parts in (value.split() for value in _state_items(lines, 'node_gres')):
+        if parts:
             current[parts[0]] = nodestate.gres_gpus(parts[1] if len(parts) > 1 else '')
-        elif key == 'gpu_job' and len(parts) == 2:
+    for parts in (value.split() for value in _state_items(lines, 'gpu_job')):
+        if len(parts) == 2:
             for name in hostlist.expand(parts[1]):
                 running.setdefault(name, []).append(parts[0])
     problems = []
@@ -556,10 +562,8 @@ def slurm_nodes_taken_out(lines, slurm_user='slurm'):
     state folder on each controller"): ``node_out=NAME USER REASON`` (sinfo's
     ``%N %u %E``)."""
     out = set()
-    for line in lines or []:
-        key, value = (line.split('=', 1) + [''])[:2]
-        parts = value.split(None, 2)
-        if key != 'node_out' or not parts:
+    for parts in (value.split(None, 2) for value in _state_items(lines, 'node_out')):
+        if not parts:
             continue
         user = parts[1] if len(parts) > 1 else ''
         if not nodestate.registration_reason(parts[2] if len(parts) > 2 else '', user, slurm_user):
