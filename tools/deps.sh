@@ -12,7 +12,7 @@ die() { printf '[deps] ERROR: %s\n' "$*" >&2; exit 1; }
 PYTHON=${PYTHON:-python3}
 command -v "$PYTHON" >/dev/null 2>&1 || die "python3 not found: install it (apt-get install python3 python3-venv)."
 "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
-  || die "Python >= 3.11 is needed for ansible-core 2.18; found $("$PYTHON" --version)."
+  || die "Python >= 3.11 is needed for ansible-core 2.19; found $("$PYTHON" --version)."
 
 if ! "$PYTHON" -c 'import venv, ensurepip' >/dev/null 2>&1; then
   if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null 2>&1; then
