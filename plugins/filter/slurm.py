@@ -473,34 +473,41 @@ def slurm_state_plan(reads, settings):
     a controller's current folder holds state and the new one holds none;
     ``none`` otherwise. ``problems`` name, per controller, a start that would
     lose the jobs: an empty new folder while the database has jobs not ended,
-    or a shared folder that is neither a mount nor marked. A controller with
-    no read (the read skipped: a play without controllers) is left out.
+    or a shared folder that is neither a mount nor marked. A controller
+    without state of its own beside one whose state moves (a backup
+    controller added, on the shared folder) gets the state through that
+    folder. A controller with no read (the read skipped: a play without
+    controllers) is left out.
     """
     new = settings.get('new') or ''
     marker = settings.get('marker') or ''
     unfinished = int((((settings.get('db') or {}).get('schema') or {}).get('unfinished_jobs')) or 0)
     plan = dict(action='none', problems=[], **{'from': ''})
-    for host, lines in sorted((reads or {}).items()):
-        read = _state_read(lines)
-        if 'mount' not in read:
-            continue
+    reads = dict((host, _state_read(lines)) for host, lines in sorted((reads or {}).items()))
+    reads = dict((host, read) for host, read in reads.items() if 'mount' in read)
+    moving = set()
+    for host, read in sorted(reads.items()):
         old = read.get('old') or ''
-        moved = bool(old) and old.rstrip('/') != new.rstrip('/')
-        new_saved = read.get('new_saved') == 'yes'
-        if moved and read.get('old_saved') == 'yes':
-            if new_saved:
+        if old and old.rstrip('/') != new.rstrip('/') and read.get('old_saved') == 'yes':
+            moving.add(host)
+            if read.get('new_saved') == 'yes':
                 plan['problems'].append(
                     "%s: both the current state folder %s and slurm_state_save_location's %s hold slurmctld's state "
                     "(job_state): move the one that is not current aside, then run again" % (host, old, new))
             else:
                 plan.update(action='migrate', **{'from': old})
+    for host, read in sorted(reads.items()):
+        new_saved = read.get('new_saved') == 'yes'
+        if host in moving:
             continue
         if settings.get('shared') and read.get('mount', '/') == '/' and read.get('marker') != 'yes':
             plan['problems'].append(
                 "%s: slurm_state_save_location %s is on the root file system and holds no %s: it is not the shared "
                 "folder (is its mount missing?). Mount the shared folder there, or, if it is shared another way, "
                 "create %s/%s" % (host, new, marker, new, marker))
-        elif not new_saved and unfinished and not settings.get('empty_ok'):
+        # a controller added beside one whose state moves: the state reaches
+        # it through the shared folder (state_move.yml checks that it does)
+        elif not new_saved and unfinished and not settings.get('empty_ok') and plan['action'] != 'migrate':
             plan['problems'].append(
                 "%s: slurmctld would start on %s, which holds no saved state (job_state), while the accounting "
                 "database has %d job(s) of the cluster not ended: every running job would be killed and the queue "

@@ -518,6 +518,19 @@ def test_a_new_state_folder_gets_the_state_of_the_current_one():
     assert plan == {'action': 'migrate', 'from': LOCAL, 'problems': []}
 
 
+def test_a_backup_controller_added_gets_the_state_through_the_shared_folder():
+    # README's recipe on a live cluster: ctl2 joins with no slurm.conf and an
+    # empty (shared) folder while ctl's state moves there (found in the lab)
+    reads = {'ctl': read(mount='/srv/slurm-state'), 'ctl2': read(old='', old_saved=False, mount='/srv/slurm-state')}
+    plan = slurm_state_plan(reads, dict(new=SHARED, shared=True, db=DB_RUNNING, empty_ok=False))
+    assert plan == {'action': 'migrate', 'from': LOCAL, 'problems': []}
+    # the shared folder not mounted on the new one is still refused
+    reads['ctl2'] = read(old='', old_saved=False)
+    plan = slurm_state_plan(reads, dict(new=SHARED, shared=True, db=DB_RUNNING, marker='.gpuhpc-state'))
+    assert plan['action'] == 'migrate' and plan['problems'][0].startswith(
+        'ctl2: slurm_state_save_location /srv/slurm-state/slurmctld is on the root file system')
+
+
 def test_both_folders_with_state_is_refused():
     plan = slurm_state_plan({'ctl': read(new_saved=True, mount='/srv/slurm-state')},
                             dict(new=SHARED, shared=True, db=DB_RUNNING))
