@@ -17,9 +17,18 @@ INTEGRATIONS = ('discord_configs', 'email_configs', 'msteams_configs', 'opsgenie
                 'pushover_configs', 'slack_configs', 'sns_configs', 'telegram_configs', 'victorops_configs',
                 'webex_configs', 'webhook_configs', 'wechat_configs')
 SEVERITIES = ('critical', 'warning', 'info')
-# Keys that hold a secret: they belong in alertmanager_smtp_auth_password (vaulted, never logged).
-SECRET = re.compile(r'password|secret|token|api_key|service_key|routing_key', re.I)
+# Keys that hold a secret: Alertmanager's own secret fields (its Secret and
+# SecretURL types, 0.25 to 0.28: Slack's api_url, Discord's and Teams'
+# webhook_url among them) and those of its HTTP client (basic_auth.password,
+# bearer_token, authorization.credentials, oauth2.client_secret). Their
+# values go in alertmanager_secrets (vaulted, never logged), which the role
+# writes as files, named by the field's *_file twin; a key ending in _file is
+# a path, not a secret. The SMTP password goes in alertmanager_smtp_auth_password.
+SECRET = re.compile(r'password|secret|token|api_key|service_key|routing_key|user_key|credentials|api_url|webhook_url',
+                    re.I)
 URL = re.compile(r'^https?://[^\s/]+')
+# A secret's name in alertmanager_secrets: its file's name.
+SECRET_NAME = re.compile(r'^[A-Za-z0-9_][A-Za-z0-9._-]*$')
 
 
 def _secrets(value, path):
@@ -27,12 +36,26 @@ def _secrets(value, path):
     found = []
     if isinstance(value, dict):
         for key, sub in value.items():
-            if SECRET.search(str(key)) and sub not in (None, ''):
+            if SECRET.search(str(key)) and not str(key).endswith('_file') and sub not in (None, ''):
                 found.append('%s.%s' % (path, key))
             found += _secrets(sub, '%s.%s' % (path, key))
     elif isinstance(value, list):
         for i, sub in enumerate(value):
             found += _secrets(sub, '%s[%d]' % (path, i))
+    return found
+
+
+def _secret_files(value, path):
+    """(path, file) of the *_file keys inside value."""
+    found = []
+    if isinstance(value, dict):
+        for key, sub in value.items():
+            if str(key).endswith('_file') and isinstance(sub, str):
+                found.append(('%s.%s' % (path, key), sub))
+            found += _secret_files(sub, '%s.%s' % (path, key))
+    elif isinstance(value, list):
+        for i, sub in enumerate(value):
+            found += _secret_files(sub, '%s[%d]' % (path, i))
     return found
 
 
@@ -50,10 +73,15 @@ def _route_receivers(route, path):
 
 def alertmanager_problems(settings):
     """One message per problem in the alertmanager role's settings (a dict of its variables, without the
-    alertmanager_ prefix)."""
+    alertmanager_ prefix; ``secrets``: the names of alertmanager_secrets only, never their values)."""
     if not isinstance(settings, dict):
         raise AnsibleFilterError('alertmanager_problems expects a dict of the role settings')
     problems, names = [], []
+    secrets_dir = str(settings.get('secrets_dir') or '').rstrip('/')
+    secrets = [str(name) for name in settings.get('secrets') or []]
+    for name in secrets:
+        if not SECRET_NAME.match(name):
+            problems.append("alertmanager_secrets: '%s' is not a file name (letters, digits, '.', '_', '-')" % name)
     receivers = settings.get('receivers')
     if not isinstance(receivers, list) or not receivers:
         return ['alertmanager_receivers must be a non-empty list of receivers ({name: ..., webhook_configs: [...]}); '
@@ -84,9 +112,14 @@ def alertmanager_problems(settings):
                     if not c.get('to'):
                         problems.append('%s: email_configs[%d] needs to (the address alerts go to)' % (where, j))
         for path in _secrets(r, where):
-            problems.append('%s holds a secret in the inventory data, which Ansible prints: put the SMTP password '
-                            'in alertmanager_smtp_auth_password (vaulted, never logged), and keep no other '
-                            'secret in a receiver' % path)
+            problems.append('%s holds a secret in the inventory data, which Ansible prints: put it in '
+                            'alertmanager_secrets (vaulted, never logged; written as a file in %s) and give that file '
+                            'in %s_file; the SMTP password goes in alertmanager_smtp_auth_password'
+                            % (path, secrets_dir, path.rsplit('.', 1)[-1]))
+        for path, name in _secret_files(r, where):
+            if name.startswith(secrets_dir + '/') and name[len(secrets_dir) + 1:] not in secrets:
+                problems.append('%s names %s, which alertmanager_secrets does not define (it has: %s)'
+                                % (path, name, ', '.join(sorted(secrets)) or 'none'))
     smtp = settings.get('smtp') or {}
     for path in _secrets(smtp, 'alertmanager_smtp'):
         problems.append('%s: the SMTP password goes in alertmanager_smtp_auth_password (vaulted, never logged)' % path)
@@ -118,6 +151,18 @@ def alertmanager_problems(settings):
     return problems
 
 
+def alertmanager_secret_files(secrets, folder, group):
+    """The files of the receivers' secrets, as gpuhpc.slurm.config_files
+    takes them: ``folder`` (root, ``group``, 0750; anything else in it is
+    removed), then ``folder/NAME`` per secret of ``secrets`` (``NAME: value``;
+    root, ``group``, 0640), in name order."""
+    folder = str(folder).rstrip('/')
+    files = [dict(path=folder, state='directory', owner='root', group=group, mode='0750', purge=['*', '.*'])]
+    for name, value in sorted((secrets or {}).items()):
+        files.append(dict(path='%s/%s' % (folder, name), content=str(value), owner='root', group=group, mode='0640'))
+    return files
+
+
 def alertmanager_config(settings):
     """alertmanager.yml as a dict: the severity routes after the site's own, the site's receivers."""
     smtp = dict((k, v) for k, v in (settings.get('smtp') or {}).items() if v not in (None, ''))
@@ -143,4 +188,5 @@ class FilterModule(object):
         return {
             'alertmanager_config': alertmanager_config,
             'alertmanager_problems': alertmanager_problems,
+            'alertmanager_secret_files': alertmanager_secret_files,
         }

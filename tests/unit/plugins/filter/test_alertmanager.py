@@ -8,6 +8,7 @@ from ansible_collections.gpuhpc.slurm.plugins.filter.alertmanager import (
     FilterModule,
     alertmanager_config,
     alertmanager_problems,
+    alertmanager_secret_files,
 )
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
@@ -27,6 +28,7 @@ def site(**changes):
              severity_receivers={'critical': 'oncall', 'warning': 'team', 'info': 'null'},
              smtp={'smarthost': 'mail.example.org:587', 'from': 'am@example.org', 'auth_username': 'am'},
              smtp_auth_password='s3cr;t!@')
+    s.update(secrets=[])
     s.update(changes)
     return s
 
@@ -81,7 +83,23 @@ def test_severity_routes_follow_the_sites_own_and_the_password_goes_to_global():
     (dict(receivers=[{'name': 'null'}, {'name': 'oncall', 'webhook_configs': [{'url': 'http://x/'}]},
                      {'name': 'team', 'email_configs': [{'to': 'x@example.org', 'auth_password': 'hunter2'}]}]),
      'alertmanager_receivers[2] (team).email_configs[0].auth_password holds a secret in the inventory data, which '
-     'Ansible prints: put the SMTP password in alertmanager_smtp_auth_password (vaulted, never logged)'),
+     'Ansible prints: put it in alertmanager_secrets (vaulted, never logged; written as a file in '
+     '/etc/prometheus/alertmanager-secrets) and give that file in auth_password_file; the SMTP password goes in '
+     'alertmanager_smtp_auth_password'),
+    # Slack's webhook address is itself a secret (Alertmanager's SecretURL)
+    (dict(receivers=[{'name': 'null'}, {'name': 'oncall', 'slack_configs': [{'api_url': 'https://hooks.slack.com/T/hunter2'}]},
+                     {'name': 'team', 'email_configs': [{'to': 'x@example.org'}]}]),
+     'alertmanager_receivers[1] (oncall).slack_configs[0].api_url holds a secret in the inventory data'),
+    (dict(receivers=[{'name': 'null'}, {'name': 'oncall', 'webhook_configs': [
+        {'url': 'http://x/', 'http_config': {'basic_auth': {'username': 'am', 'password': 'hunter2'}}}]},
+        {'name': 'team', 'email_configs': [{'to': 'x@example.org'}]}]),
+     'alertmanager_receivers[1] (oncall).webhook_configs[0].http_config.basic_auth.password holds a secret'),
+    (dict(receivers=[{'name': 'null'}, {'name': 'oncall', 'pagerduty_configs': [
+        {'routing_key_file': '/etc/prometheus/alertmanager-secrets/pagerduty'}]},
+        {'name': 'team', 'email_configs': [{'to': 'x@example.org'}]}], secrets=['opsgenie']),
+     'alertmanager_receivers[1] (oncall).pagerduty_configs[0].routing_key_file names '
+     '/etc/prometheus/alertmanager-secrets/pagerduty, which alertmanager_secrets does not define (it has: opsgenie)'),
+    (dict(secrets=['../x']), "alertmanager_secrets: '../x' is not a file name"),
     (dict(smtp={'smarthost': 'mail:25', 'from': 'a@b', 'auth_username': 'am', 'auth_password': 'hunter2'}),
      'alertmanager_smtp.auth_password: the SMTP password goes in alertmanager_smtp_auth_password (vaulted, never logged)'),
     (dict(smtp={'from': 'a@b'}),
@@ -103,5 +121,31 @@ def test_bad_input_is_named(changes, message):
     assert all('hunter2' not in p and 's3cr' not in p for p in problems)  # no secret in a message
 
 
+def test_pagerduty_and_opsgenie_through_secret_files():
+    # the *_file twins of Alertmanager's secret fields, with alertmanager_secrets' files (0.25 and later)
+    receivers = [{'name': 'null'},
+                 {'name': 'pager', 'pagerduty_configs': [{'routing_key_file': '/etc/prometheus/alertmanager-secrets/pd'}]},
+                 {'name': 'genie', 'opsgenie_configs': [{'api_key_file': '/etc/prometheus/alertmanager-secrets/og'}]},
+                 {'name': 'hook', 'webhook_configs': [{'url': 'https://hook.example/', 'http_config': {
+                     'basic_auth': {'username': 'am', 'password_file': '/etc/prometheus/alertmanager-secrets/hook'}}}]},
+                 {'name': 'team', 'email_configs': [{'to': 'x@example.org'}]}]
+    s = site(receivers=receivers, secrets=['pd', 'og', 'hook'], smtp_auth_password=True,
+             severity_receivers={'critical': 'pager', 'warning': 'genie', 'info': 'hook'})
+    assert alertmanager_problems(s) == []
+    config = alertmanager_config(dict(s, smtp_auth_password='x'))
+    assert config['receivers'][1]['pagerduty_configs'][0] == {'routing_key_file': '/etc/prometheus/alertmanager-secrets/pd'}
+    assert 'secrets' not in config and 'secrets_dir' not in config
+
+
+def test_secret_files_are_the_folder_then_one_file_each():
+    files = alertmanager_secret_files({'pd': 'k3y', 'hook': 'p@ss'}, '/etc/prometheus/alertmanager-secrets/', 'prometheus')
+    assert files[0] == dict(path='/etc/prometheus/alertmanager-secrets', state='directory', owner='root',
+                            group='prometheus', mode='0750', purge=['*', '.*'])
+    assert [(f['path'], f['content'], f['mode']) for f in files[1:]] == [
+        ('/etc/prometheus/alertmanager-secrets/hook', 'p@ss', '0640'), ('/etc/prometheus/alertmanager-secrets/pd', 'k3y', '0640')]
+    assert alertmanager_secret_files({}, '/x', 'prometheus') == [
+        dict(path='/x', state='directory', owner='root', group='prometheus', mode='0750', purge=['*', '.*'])]
+
+
 def test_filters_are_registered():
-    assert set(FilterModule().filters()) == {'alertmanager_config', 'alertmanager_problems'}
+    assert set(FilterModule().filters()) == {'alertmanager_config', 'alertmanager_problems', 'alertmanager_secret_files'}
