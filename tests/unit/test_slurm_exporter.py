@@ -206,6 +206,12 @@ def test_served_through_prometheus_client(capture):
     # names of the exporter dashboard 4323 reads, and counters as counters
     assert '# TYPE slurm_scheduler_backfilled_jobs_since_start_total counter' in first
     assert '# TYPE slurm_scheduler_queue_size gauge' in first
+    # gauges whatever their name: the GPUs and CPUs there are (not counted up), and a figure that falls back
+    # to 0 at each stats cycle
+    for name in ('slurm_gpus_total', 'slurm_cpus_total', 'slurm_partition_gpus_total', 'slurm_partition_cpus_total',
+                 'slurm_node_gpus_total', 'slurm_node_cpus_total', 'slurm_scheduler_backfilled_jobs_since_cycle_total'):
+        assert '# TYPE %s gauge' % name in first, name
+    assert '# TYPE slurm_exporter_scrapes_shared_total counter' in generate_latest(registry).decode()
     assert 'slurm_scheduler_agent_queue_size' not in first
 
 

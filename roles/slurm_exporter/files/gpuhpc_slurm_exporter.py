@@ -155,7 +155,10 @@ def parse_squeue(out):
     return jobs
 
 
-# sdiag's lines: (section or None for any, label, metric name). Counters end in _total.
+# sdiag's lines: (section or None for any, label, metric name). COUNTERS says
+# which are counters (they only grow, until slurmctld restarts); the rest,
+# whatever their name, are gauges (the jobs backfilled since the stats cycle
+# began fall back to 0 at each cycle).
 SDIAG = (
     (None, 'Server thread count', 'threads'),
     (None, 'Agent queue size', 'queue_size'),
@@ -170,6 +173,8 @@ SDIAG = (
     ('backfill', 'Total backfilled jobs (since last stats cycle start)', 'backfilled_jobs_since_cycle_total'),
     ('backfill', 'Total backfilled heterogeneous job components', 'backfilled_heterogeneous_total'),
 )
+COUNTERS = ('slurm_scheduler_backfilled_jobs_since_start_total', 'slurm_scheduler_backfilled_heterogeneous_total',
+            'slurm_exporter_command_errors_total', 'slurm_exporter_scrapes_shared_total')
 
 
 def parse_sdiag(out):
@@ -251,7 +256,8 @@ def view_partial(config, user):
 # --- metrics -------------------------------------------------------------------
 
 class Sample:
-    """One metric family: a gauge, or a counter when its name ends in _total."""
+    """One metric family: a counter where COUNTERS names it, else a gauge (slurm_gpus_total, the GPUs there
+    are, is a gauge)."""
 
     def __init__(self, name, help_text, labels=None):
         self.name, self.help, self.labels, self.values = name, help_text, labels or (), []
@@ -449,7 +455,7 @@ def collector(budget, run=subprocess.run):
     errors, user, warned = Counter(), whoami(), []
 
     def family(sample):
-        if sample.name.endswith('_total'):
+        if sample.name in COUNTERS:
             fam = CounterMetricFamily(sample.name[:-len('_total')], sample.help, labels=list(sample.labels))
         else:
             fam = GaugeMetricFamily(sample.name, sample.help, labels=list(sample.labels))
