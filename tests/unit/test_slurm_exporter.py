@@ -360,3 +360,30 @@ def test_with_a_web_config_only_tls_and_the_right_password_get_metrics(served, t
         assert status == 200 and 'gpuhpc_probe 1.0' in body, attempt
     with pytest.raises(Exception):
         _get('http://127.0.0.1:%d/metrics' % port, auth=('prometheus', password))
+
+
+@pytest.mark.parametrize('text, code', [
+    ('Priority', 'Priority'),
+    ('AssocGrpGRES', 'AssocGrpGRES'),
+    ('ReqNodeNotAvail, UnavailableNodes:gpu-[01-03,07]', 'ReqNodeNotAvail'),
+    ('ReqNodeNotAvail, May be reserved for other job', 'ReqNodeNotAvail'),
+    # the state description of the 22.05 and 24.11 captures (job 8, job 25)
+    ('Nodes required for job are DOWN, DRAINED or reserved for jobs in higher priority partitions', 'Resources'),
+    ('Nodes required for job are DOWN, DRAINED, REBOOTING or reserved for jobs in higher priority partitions',
+     'Resources'),
+    ("Job is at or exceeds QOS normal's max TRES(gres/gpu) minutes of 100 with 120", 'Other'),
+    ('', 'None'),
+])
+def test_reason_label_is_slurms_code(text, code):
+    assert exporter.reason_code(text) == code
+
+
+def test_a_job_pending_in_two_partitions_counts_in_each_once_per_account():
+    out = ('41|PENDING|gpu,short|nlp|nora|ReqNodeNotAvail, UnavailableNodes:gpu-[01-03,07]|2|1|1|'
+           'cpu=2,mem=100M,node=1,billing=2,gres/gpu=2|N/A|gres/gpu:2|N/A|\n'
+           '42|PENDING|gpu|nlp|nora|Priority|1|1|1|cpu=1,mem=100M,node=1,billing=1,gres/gpu=1|N/A|gres/gpu:1|N/A|\n')
+    m = values(exporter.metrics_from({'squeue': exporter.parse_squeue(out)}))
+    assert m[('slurm_partition_jobs_pending', 'gpu')] == 2 and m[('slurm_partition_jobs_pending', 'short')] == 1
+    assert m[('slurm_gpus_pending', 'short', 'ReqNodeNotAvail')] == 2
+    assert m[('slurm_gpus_pending', 'gpu', 'ReqNodeNotAvail')] == 2 and m[('slurm_gpus_pending', 'gpu', 'Priority')] == 1
+    assert m[('slurm_account_jobs_pending', 'nlp')] == 2 and m[('slurm_queue_pending',)] == 2

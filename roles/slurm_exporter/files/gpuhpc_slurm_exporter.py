@@ -137,8 +137,32 @@ def requested_gpus(tres_req, per_job, per_node, per_task, nodes, tasks):
     return tres_gpus(per_job) or tres_gpus(per_node) * max(nodes, 1) or tres_gpus(per_task) * max(tasks, 1)
 
 
+# squeue's Reason is the job's state description where slurmctld wrote one
+# (free text with names and numbers), else its reason code. The descriptions
+# whose code is known: (prefix, code), from slurmctld's source (22.05, 24.11).
+REASON_TEXTS = (
+    # job_scheduler.c: state_reason = WAIT_RESOURCES
+    ('Nodes required for job are DOWN, DRAINED', 'Resources'),
+)
+_REASON_CODE = re.compile(r'^([A-Za-z][A-Za-z0-9_]*)\s*(?:$|[,:(])')
+
+
+def reason_code(text):
+    """Slurm's reason code, a label value from a bounded set: 'ReqNodeNotAvail, UnavailableNodes:gpu-[01-03]'
+    -> 'ReqNodeNotAvail'; a known state description -> its code; any other free text -> 'Other'."""
+    text = (text or '').strip()
+    m = _REASON_CODE.match(text)
+    if m:
+        return m.group(1)
+    for prefix, code in REASON_TEXTS:
+        if text.startswith(prefix):
+            return code
+    return 'Other' if text else 'None'
+
+
 def parse_squeue(out):
-    """Jobs from `squeue -O ...|` lines: state, partition, account, user, reason, cpus, gpus."""
+    """Jobs from `squeue -O ...|` lines: state, partitions (a pending job may name several: each it can run in),
+    account, user, reason (its code), cpus, gpus."""
     jobs = []
     for line in out.splitlines():
         cells = [c.strip() for c in line.split('|')]
@@ -150,8 +174,8 @@ def parse_squeue(out):
             gpus = requested_gpus(tres, per_job, per_node, per_task, _count(nodes), _count(tasks))
         else:
             gpus = tres_gpus(tres)
-        jobs.append(dict(state=state, partition=partition, account=account, user=user,
-                         reason=reason, cpus=_count(cpus), gpus=gpus))
+        jobs.append(dict(state=state, partitions=[p for p in partition.split(',') if p] or [partition],
+                         account=account, user=user, reason=reason_code(reason), cpus=_count(cpus), gpus=gpus))
     return jobs
 
 
@@ -267,11 +291,13 @@ class Sample:
         return self
 
 
-def _sum_by(jobs, key, field=None):
-    """{key(job): count of jobs, or sum of job[field]}."""
+def _sum_by(jobs, keys, field=None):
+    """{key: count of jobs, or sum of job[field]}, over each key of keys(job) (a job pending in two
+    partitions counts in both)."""
     out = Counter()
     for j in jobs:
-        out[key(j)] += 1 if field is None else j[field]
+        for key in keys(j):
+            out[key] += 1 if field is None else j[field]
     return sorted(out.items())
 
 
@@ -337,19 +363,20 @@ def metrics_from(results, user=None):
         running = [j for j in jobs if j['state'] == 'running']
         pending = [j for j in jobs if j['state'] == 'pending']
         for name, help_text, jobs_of, key, field, labels in (
-                ('slurm_partition_jobs_pending', 'Pending jobs in the partition', pending,
-                 lambda j: (j['partition'],), None, ('partition',)),
-                ('slurm_jobs_pending', 'Pending jobs by partition and reason', pending,
-                 lambda j: (j['partition'], j['reason']), None, ('partition', 'reason')),
-                ('slurm_gpus_pending', 'GPUs asked for by pending jobs (each job\'s total), by partition and reason',
-                 pending, lambda j: (j['partition'], j['reason']), 'gpus', ('partition', 'reason')),
+                ('slurm_partition_jobs_pending', 'Pending jobs in the partition (a job in each it may run in)', pending,
+                 lambda j: [(p,) for p in j['partitions']], None, ('partition',)),
+                ('slurm_jobs_pending', 'Pending jobs by partition (each it may run in) and reason code', pending,
+                 lambda j: [(p, j['reason']) for p in j['partitions']], None, ('partition', 'reason')),
+                ('slurm_gpus_pending', 'GPUs asked for by pending jobs (each job\'s total), by partition (each it '
+                 'may run in) and reason code',
+                 pending, lambda j: [(p, j['reason']) for p in j['partitions']], 'gpus', ('partition', 'reason')),
                 ('slurm_partition_gpus_running', 'GPUs allocated to running jobs per partition', running,
-                 lambda j: (j['partition'],), 'gpus', ('partition',))):
+                 lambda j: [(p,) for p in j['partitions']], 'gpus', ('partition',))):
             s = gauge(name, help_text, labels=labels)
             for k, value in _sum_by(jobs_of, key, field):
                 s.add(value, *k)
-        for scope, key, labels in (('account', lambda j: (j['account'],), ('account',)),
-                                   ('user', lambda j: (j['user'], j['account']), ('user', 'account'))):
+        for scope, key, labels in (('account', lambda j: [(j['account'],)], ('account',)),
+                                   ('user', lambda j: [(j['user'], j['account'])], ('user', 'account'))):
             for what, jobs_of, field, help_text in (
                     ('jobs_pending', pending, None, 'Pending jobs'), ('jobs_running', running, None, 'Running jobs'),
                     ('cpus_running', running, 'cpus', 'CPUs of running jobs'),
