@@ -387,3 +387,46 @@ def test_a_job_pending_in_two_partitions_counts_in_each_once_per_account():
     assert m[('slurm_gpus_pending', 'short', 'ReqNodeNotAvail')] == 2
     assert m[('slurm_gpus_pending', 'gpu', 'ReqNodeNotAvail')] == 2 and m[('slurm_gpus_pending', 'gpu', 'Priority')] == 1
     assert m[('slurm_account_jobs_pending', 'nlp')] == 2 and m[('slurm_queue_pending',)] == 2
+
+
+# sinfo's StateLong: node_state_string() of src/common/slurm_protocol_defs.c (22.05, 24.11), lowercased
+@pytest.mark.parametrize('text, state, flags', [
+    ('mixed', 'mix', []),
+    ('allocated+', 'alloc', ['completing']),
+    ('idle*', 'idle', ['not_responding']),
+    ('down*', 'down', ['not_responding']),
+    ('idle~', 'idle', ['powered_down']),
+    ('idle#', 'idle', ['powering_up']),
+    ('drained', 'drain', []),
+    ('draining@', 'drain', ['reboot_pending']),
+    ('drained$', 'drain', ['maint_reservation']),
+    ('inval', 'inval', []),
+    ('planned', 'planned', []),
+    ('mixed-', 'mix', ['planned']),
+    ('blocked', 'blocked', []),
+    ('reboot^', 'reboot', ['reboot_issued']),
+    ('failing*', 'fail', ['not_responding']),
+    ('unknown*', 'unknown', ['not_responding']),
+    ('future', 'future', []),
+    ('cloud', 'other', []),
+])
+def test_node_state_and_flag(text, state, flags):
+    assert exporter.node_state(text) == (state, flags)
+
+
+def test_every_bad_node_state_is_seen_and_free_gpus_are_usable_ones():
+    out = ('a|mixed|gpu*|1/1/0/2|gpu:2|gpu:1(IDX:0)|1|2|\n'
+           'b|idle*|gpu*|0/2/0/2|gpu:2|gpu:0|0|2|\n'
+           'c|idle~|gpu*|0/2/0/2|gpu:2|gpu:0|0|2|\n'
+           'd|inval|gpu*|0/0/2/2|gpu:3|gpu:0|0|2|\n'
+           'e|down*|gpu*|0/0/2/2|gpu:2|gpu:0|0|2|\n'
+           'f|drained|gpu*|0/0/2/2|gpu:2|gpu:0|0|2|\n')
+    m = values(exporter.metrics_from({'sinfo': exporter.parse_sinfo(out)}))
+    assert m[('slurm_nodes_inval',)] == 1 and m[('slurm_nodes_idle',)] == 2 and m[('slurm_nodes_other',)] == 0
+    assert m[('slurm_nodes_not_responding',)] == 2
+    assert m[('slurm_node_state', 'd', 'inval')] == 1
+    assert m[('slurm_node_flag', 'b', 'not_responding')] == 1 and m[('slurm_node_flag', 'e', 'not_responding')] == 1
+    assert m[('slurm_node_flag', 'c', 'powered_down')] == 1 and ('slurm_node_flag', 'a', 'not_responding') not in m
+    # only a's free GPU can be given to a job now: b does not answer, c is powered down
+    assert m[('slurm_gpus_idle',)] == 1 and m[('slurm_gpus_other',)] == 2 + 2 + 3 + 2 + 2
+    assert not any(k[0] == 'slurm_nodes_err' for k in m)

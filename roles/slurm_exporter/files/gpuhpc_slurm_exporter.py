@@ -39,9 +39,27 @@ COMMANDS = {
     'config': ['scontrol', 'show', 'config'],
 }
 
-NODE_STATES = ('alloc', 'comp', 'down', 'drain', 'err', 'fail', 'idle', 'maint', 'mix', 'resv')
-# Node states whose free GPUs a job can be given now.
+# A node's state as sinfo writes it (StateLong: Slurm's node_state_string,
+# lowercased, 22.05 to 24.11): a name, then at most one flag character.
+# INVAL (a registration short of the node's line: fewer GPUs, less memory or
+# fewer cores) is written alone, whatever the base state. Slurm >= 22.05
+# never sets ERROR: there is no "err".
+NODE_STATE_NAMES = (
+    ('allocated', 'alloc'), ('completing', 'comp'), ('down', 'down'), ('drained', 'drain'), ('draining', 'drain'),
+    ('failing', 'fail'), ('fail', 'fail'), ('idle', 'idle'), ('maint', 'maint'), ('mixed', 'mix'),
+    ('reserved', 'resv'), ('inval', 'inval'), ('planned', 'planned'), ('blocked', 'blocked'),
+    ('reboot_issued', 'reboot'), ('reboot', 'reboot'), ('future', 'future'), ('unknown', 'unknown'),
+)
+NODE_STATES = ('alloc', 'comp', 'down', 'drain', 'fail', 'idle', 'maint', 'mix', 'resv', 'inval', 'planned',
+               'blocked', 'reboot', 'future', 'unknown')
+# The flag character after the name: the first that applies of $ ^ @ # % ~ ! *
+# (Slurm shows one), or - (planned, after mixed), + (completing, after allocated).
+NODE_FLAGS = (('*', 'not_responding'), ('~', 'powered_down'), ('#', 'powering_up'), ('%', 'powering_down'),
+              ('!', 'power_down_pending'), ('$', 'maint_reservation'), ('@', 'reboot_pending'),
+              ('^', 'reboot_issued'), ('-', 'planned'), ('+', 'completing'))
+# Node states whose free GPUs a job can be given now, on a node that answers and is powered up.
 IN_SERVICE = ('alloc', 'comp', 'idle', 'mix')
+OUT_OF_REACH = ('not_responding', 'powered_down', 'powering_up', 'powering_down', 'power_down_pending')
 # Job states of jobs not ended yet; the others count while slurmctld holds the job.
 LIVE_STATES = ('pending', 'running', 'suspended', 'completing', 'configuring')
 JOB_STATES = ('pending', 'running', 'suspended', 'cancelled', 'completing', 'completed', 'configuring', 'failed',
@@ -81,16 +99,16 @@ def tres_gpus(tres):
 
 
 def node_state(text):
-    """'mixed', 'idle+drain', 'allocated*', 'down~' -> one of NODE_STATES or 'other'."""
-    text = text.lower().rstrip('*~#!%$@^-')
-    if 'drain' in text:
-        return 'drain'
-    for state, words in (('alloc', ('allocated',)), ('comp', ('completing',)), ('down', ('down',)),
-                         ('err', ('error',)), ('fail', ('fail',)), ('idle', ('idle',)),
-                         ('maint', ('maint',)), ('mix', ('mixed',)), ('resv', ('reserved',))):
-        if any(text.startswith(w) for w in words):
-            return state
-    return 'other'
+    """sinfo's StateLong -> (one of NODE_STATES or 'other', [flags of NODE_FLAGS]):
+    'mixed' -> ('mix', []), 'idle*' -> ('idle', ['not_responding']), 'down~' -> ('down', ['powered_down']),
+    'inval' -> ('inval', []), 'mixed-' -> ('mix', ['planned'])."""
+    text = (text or '').strip().lower()
+    flags = [name for char, name in NODE_FLAGS if text.endswith(char)]
+    base = text.rstrip(''.join(char for char, dummy in NODE_FLAGS))
+    for word, state in NODE_STATE_NAMES:
+        if base == word:
+            return state, flags
+    return 'other', flags
 
 
 def parse_sinfo(out):
@@ -103,11 +121,13 @@ def parse_sinfo(out):
         name, state, partition, cpus, gres, gres_used, alloc_mem, memory = cells[:8]
         alloc, idle, other, total = (int(x) for x in cpus.split('/'))
         gpus_total, gpus_alloc = gpu_count(gres), gpu_count(gres_used)
-        node = dict(state=node_state(state), cpus_alloc=alloc, cpus_idle=idle, cpus_other=other, cpus_total=total,
+        base, flags = node_state(state)
+        node = dict(state=base, flags=flags, cpus_alloc=alloc, cpus_idle=idle, cpus_other=other, cpus_total=total,
                     gpus_total=gpus_total, gpus_alloc=gpus_alloc,
                     mem_alloc=int(alloc_mem or 0), mem_total=int(memory or 0))
-        # GPUs a job could be given now: not allocated, on a node that takes jobs
-        node['gpus_idle'] = gpus_total - gpus_alloc if node['state'] in IN_SERVICE else 0
+        # GPUs a job could be given now: not allocated, on a node that takes jobs, answers and is powered up
+        usable = base in IN_SERVICE and not set(flags) & set(OUT_OF_REACH)
+        node['gpus_idle'] = gpus_total - gpus_alloc if usable else 0
         nodes[name] = node
         p = partitions[partition.rstrip('*')]
         for key in ('cpus_alloc', 'cpus_idle', 'cpus_other', 'cpus_total', 'gpus_total', 'gpus_alloc', 'gpus_idle'):
@@ -318,6 +338,9 @@ def metrics_from(results, user=None):
         for state in NODE_STATES:
             gauge('slurm_nodes_%s' % state, 'Nodes in state %s' % state, states.get(state, 0))
         gauge('slurm_nodes_other', 'Nodes in another state', states.get('other', 0))
+        flagged = Counter(flag for n in nodes.values() for flag in n['flags'])
+        gauge('slurm_nodes_not_responding', 'Nodes that do not answer slurmctld (state ending in *)',
+              flagged.get('not_responding', 0))
         for key in ('alloc', 'idle', 'other', 'total'):
             gauge('slurm_cpus_%s' % key, 'CPUs %s' % key, sum(n['cpus_' + key] for n in nodes.values()))
         total = sum(n['gpus_total'] for n in nodes.values())
@@ -326,8 +349,9 @@ def metrics_from(results, user=None):
         gauge('slurm_gpus_total', 'GPUs', total)
         gauge('slurm_gpus_alloc', 'GPUs allocated to jobs', alloc)
         gauge('slurm_gpus_other', 'GPUs neither allocated nor free: on nodes that take no jobs (down, drained, '
-              'failed, in maintenance, reserved)', total - alloc - idle)
-        gauge('slurm_gpus_idle', 'GPUs free for jobs: not allocated, on nodes that take jobs', idle)
+              'failed, invalid, in maintenance, reserved), do not answer or are powered down', total - alloc - idle)
+        gauge('slurm_gpus_idle', 'GPUs free for jobs: not allocated, on nodes that take jobs, answer and are '
+              'powered up', idle)
         gauge('slurm_gpus_utilization', 'Share of GPUs allocated', float(alloc) / total if total else 0.0)
         gauge('slurm_memory_allocated_bytes', 'Memory allocated to jobs',
               sum(n['mem_alloc'] for n in nodes.values()) * MIB)
@@ -348,9 +372,13 @@ def metrics_from(results, user=None):
                     ('slurm_node_memory_allocated_bytes', 'Memory of the node allocated to jobs', 'mem_alloc', MIB),
                     ('slurm_node_memory_total_bytes', 'Memory of the node (RealMemory)', 'mem_total', MIB))
         s_state = gauge('slurm_node_state', 'Node state (1 for the current state)', labels=('node', 'state'))
+        s_flag = gauge('slurm_node_flag', 'Node flag sinfo shows after the state (1 where set: not_responding, '
+                       'powered_down, reboot_pending, planned, ...)', labels=('node', 'flag'))
         series = [(gauge(name, help_text, labels=('node',)), key, scale) for name, help_text, key, scale in per_node]
         for name, n in sorted(nodes.items()):
             s_state.add(1, name, n['state'])
+            for flag in n['flags']:
+                s_flag.add(1, name, flag)
             for s, key, scale in series:
                 s.add(n[key] * scale, name)
 

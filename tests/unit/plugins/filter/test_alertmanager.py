@@ -54,7 +54,7 @@ def test_severity_routes_follow_the_sites_own_and_the_password_goes_to_global():
     assert config['global']['smtp_auth_password'] == 's3cr;t!@'
     assert config['route']['group_by'] == ['alertname', 'instance']
     # the node-down inhibition: one page for one fault
-    node_down = [r for r in config['inhibit_rules'] if r['source_matchers'] == ['alertname="SlurmNodeDown"']]
+    node_down = [r for r in config['inhibit_rules'] if r['source_matchers'] == ['alertname=~"SlurmNodeNotResponding|SlurmNodeDown"']]
     assert node_down and node_down[0]['equal'] == ['instance']
     assert alertmanager_problems(site(routes_extra=extra, smtp_auth_password=True)) == []
 
