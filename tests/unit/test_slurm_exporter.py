@@ -430,3 +430,26 @@ def test_every_bad_node_state_is_seen_and_free_gpus_are_usable_ones():
     # only a's free GPU can be given to a job now: b does not answer, c is powered down
     assert m[('slurm_gpus_idle',)] == 1 and m[('slurm_gpus_other',)] == 2 + 2 + 3 + 2 + 2
     assert not any(k[0] == 'slurm_nodes_err' for k in m)
+
+
+def test_a_failing_command_is_served_from_its_last_good_result_with_its_age(capture):
+    """One slow command must not make its series go stale (every alert's for: would start over): its last
+    good result is served, with its age, for up to keep seconds; then left out."""
+    from prometheus_client import CollectorRegistry, generate_latest
+    now = [1000.0]
+    replay = Replay(capture)
+    registry = CollectorRegistry()
+    registry.register(exporter.collector(5, run=replay, keep=300, clock=lambda: now[0]))
+    first = generate_latest(registry).decode()
+    assert 'slurm_exporter_command_age_seconds{command="sshare"} 0.0' in first
+    replay.broken = ('sshare',)
+    now[0] += 120
+    second = generate_latest(registry).decode()
+    assert 'slurm_exporter_command_up{command="sshare"} 0.0' in second
+    assert 'slurm_exporter_command_age_seconds{command="sshare"} 120.0' in second
+    fair = [line for line in first.splitlines() if line.startswith('slurm_account_fairshare{')]
+    assert fair and all(line in second.splitlines() for line in fair)
+    now[0] += 181
+    third = generate_latest(registry).decode()
+    assert 'slurm_account_fairshare{' not in third and 'slurm_exporter_command_age_seconds{command="sshare"}' not in third
+    assert 'slurm_exporter_command_age_seconds{command="sinfo"} 0.0' in third

@@ -6,8 +6,10 @@
 Each scrape runs a fixed set of Slurm commands, never one per node or job,
 all at once, each within the scrape's time budget, so that a scrape ends in
 time even when slurmctld does not answer. A command that fails is reported by
-slurm_exporter_command_up{command}=0 and an error counter, and its metrics are
-left out of that scrape: no stale numbers presented as fresh. Scrapes that
+slurm_exporter_command_up{command}=0 and an error counter; its figures are
+served from its last good result for a while (--keep-last-good), with
+slurm_exporter_command_age_seconds{command} saying how old, and then left out:
+one slow command does not make every series go stale. Scrapes that
 arrive while one runs share its result (single flight): a struggling
 slurmctld never gets more than one set of commands at a time.
 """
@@ -503,11 +505,33 @@ class SingleFlight(object):
         return result
 
 
-def collector(budget, run=subprocess.run):
+class LastGood(object):
+    """Each command's last parsed result and when it came: a command that fails (one slow sdiag, a
+    slurmctld busy for a scrape) is served from its last good result for up to ``keep`` seconds, so that
+    its series do not go stale and every alert's for: does not start over; the age says how old it is."""
+
+    def __init__(self, keep, clock=time.time):
+        self.keep, self.clock, self.results = keep, clock, {}
+
+    def fill(self, results, status):
+        """results with each failed command's last good result where young enough; {command: age in seconds}
+        of what is served (0 fresh; commands with nothing served are left out)."""
+        now, ages = self.clock(), {}
+        for name in COMMANDS:
+            if status.get(name, (False, 0))[0] and name in results:
+                self.results[name] = (results[name], now)
+                ages[name] = 0.0
+            elif name in self.results and now - self.results[name][1] <= self.keep:
+                results[name] = self.results[name][0]
+                ages[name] = now - self.results[name][1]
+        return results, ages
+
+
+def collector(budget, run=subprocess.run, keep=300, clock=time.time):
     """A prometheus_client collector: each collect() runs (or joins) one scrape of Slurm."""
     from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
-    errors, user, warned = Counter(), whoami(), []
+    errors, user, warned, last_good = Counter(), whoami(), [], LastGood(keep, clock)
 
     def family(sample):
         if sample.name in COUNTERS:
@@ -521,6 +545,7 @@ def collector(budget, run=subprocess.run):
     def one_scrape():
         t0 = time.time()
         results, status = scrape(budget, run=run, errors=errors)
+        results, ages = last_good.fill(results, status)
         samples = metrics_from(results, user)
         hidden = view_partial(results['config'], user) if 'config' in results else []
         if hidden and hidden != warned:
@@ -532,11 +557,16 @@ def collector(budget, run=subprocess.run):
         up = Sample('slurm_exporter_command_up', 'Whether the Slurm command answered', ('command',))
         took = Sample('slurm_exporter_command_duration_seconds', 'Seconds the Slurm command took', ('command',))
         err = Sample('slurm_exporter_command_errors_total', 'Failed runs of the Slurm command', ('command',))
+        age = Sample('slurm_exporter_command_age_seconds', 'Age of the result the figures of the Slurm command come '
+                     'from: 0 when it answered this scrape; its last good result is served for up to %d s' % keep,
+                     ('command',))
         for name in COMMANDS:
             up.add(1 if status[name][0] else 0, name)
+            if name in ages:
+                age.add(round(ages[name], 3), name)
             took.add(round(status[name][1], 4), name)
             err.add(errors[name], name)
-        return samples + [up, took, err,
+        return samples + [up, took, err, age,
                           Sample('slurm_exporter_scrape_duration_seconds', 'Seconds of the scrape').add(time.time() - t0),
                           Sample('slurm_exporter_scrape_budget_seconds',
                                  'Seconds a scrape may take (each command is stopped then)').add(budget)]
@@ -658,6 +688,9 @@ def main(argv=None):
     parser.add_argument('--timeout', type=float, default=8,
                         help='seconds a scrape may take: the commands run at once and each is stopped then '
                              '(keep it below the scrape_timeout of Prometheus)')
+    parser.add_argument('--keep-last-good', type=float, default=300,
+                        help='seconds a command that fails is served from its last good result (its figures keep '
+                             'their series; slurm_exporter_command_age_seconds says how old); 0 serves none')
     parser.add_argument('--web-config-file', default='',
                         help="TLS and basic auth, in exporter-toolkit's web config format (tls_server_config: "
                              'cert_file, key_file; basic_auth_users: bcrypt hashes)')
@@ -665,7 +698,7 @@ def main(argv=None):
     from prometheus_client import CollectorRegistry
 
     registry = CollectorRegistry()
-    registry.register(collector(args.timeout))
+    registry.register(collector(args.timeout, keep=args.keep_last_good))
     serve(args.listen, registry, args.web_config_file).serve_forever()
 
 
