@@ -50,7 +50,8 @@ def test_a_site_passes_and_its_password_never_shows(tmp_path):
     (dict(alertmanager_receivers=SITE['alertmanager_receivers'][:2] + [
         {'name': 'team', 'email_configs': [{'to': 'hpc@example.org', 'auth_password': 'Plain-text-secret'}]}]),
      'alertmanager_receivers[2] (team).email_configs[0].auth_password holds a secret in the inventory data, '
-     'which Ansible prints: put the SMTP password in alertmanager_smtp_auth_password (vaulted, never logged)'),
+     'which Ansible prints: put it in alertmanager_secrets (vaulted, never logged; written as a file in '
+     '/etc/prometheus/alertmanager-secrets) and give that file in auth_password_file'),
     (dict(alertmanager_listen_address='localhost'),
      "alertmanager_listen_address 'localhost' is not ADDRESS:PORT (e.g. 0.0.0.0:9093)"),
 ])

@@ -52,10 +52,14 @@ def test_severity_routes_follow_the_sites_own_and_the_password_goes_to_global():
                           {'matchers': ['severity="info"'], 'receiver': 'null'}]
     assert config['global']['smtp_smarthost'] == 'mail.example.org:587'
     assert config['global']['smtp_auth_password'] == 's3cr;t!@'
-    assert config['route']['group_by'] == ['alertname', 'instance']
+    assert config['route']['group_by'] == ['alertname']
     # the node-down inhibition: one page for one fault
     node_down = [r for r in config['inhibit_rules'] if r['source_matchers'] == ['alertname=~"SlurmNodeNotResponding|SlurmNodeDown"']]
     assert node_down and node_down[0]['equal'] == ['instance']
+    # storm control: one cause, one page
+    sources = [tuple(r['source_matchers']) for r in config['inhibit_rules']]
+    assert ('alertname="SlurmNodeOutOfService"',) in sources and ('alertname="SlurmctldNotResponding"',) in sources
+    assert ('alertname="SlurmServiceNotActive"', 'name="slurmctld.service"') in sources
     assert alertmanager_problems(site(routes_extra=extra, smtp_auth_password=True)) == []
 
 
