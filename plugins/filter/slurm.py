@@ -614,6 +614,26 @@ def slurm_nodes_service(lines, slurm_user='slurm'):
     return dict(states=states, out=out, by_person=by_person)
 
 
+def slurm_users_unknown(results, names):
+    """Which of ``names`` (slurm_accounting_users' names) each controller
+    cannot name: ``{host: [name]}`` from the results of ``getent passwd
+    NAME...`` run on each (a loop over the controllers: ``item`` the host,
+    ``stdout_lines`` the entries found). slurmctld maps a job's uid to its
+    user by name; on a controller that cannot, the user's jobs are refused
+    ("Invalid account or account/partition combination specified"), there or
+    after a takeover. A controller whose read failed otherwise (no
+    ``stdout_lines``) is left out."""
+    unknown = {}
+    for result in results or []:
+        if result.get('skipped') or 'stdout_lines' not in result:
+            continue
+        found = set(line.split(':', 1)[0] for line in result['stdout_lines'])
+        missing = [name for name in names or [] if name not in found]
+        if missing:
+            unknown[result['item']] = missing
+    return unknown
+
+
 def slurm_jobs_text(reads):
     """The jobs the cluster runs and queues, in words, from the first
     controller's read (``jobs_running``, ``jobs_pending``; see
@@ -771,6 +791,7 @@ class FilterModule(object):
             'slurm_gpu_change_problems': slurm_gpu_change_problems,
             'slurm_nodes_taken_out': slurm_nodes_taken_out,
             'slurm_nodes_service': slurm_nodes_service,
+            'slurm_users_unknown': slurm_users_unknown,
             'slurm_conf_digests': slurm_conf_digests,
             'slurm_conf_cache_stale': slurm_conf_cache_stale,
             'slurm_first_job_id': slurm_first_job_id,

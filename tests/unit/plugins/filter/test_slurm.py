@@ -11,6 +11,7 @@ from ansible_collections.gpuhpc.slurm.plugins.filter.slurm import (
     slurm_gpu_change_problems,
     slurm_nodes_service,
     slurm_nodes_taken_out,
+    slurm_users_unknown,
     slurm_conf_cache_stale,
     slurm_conf_digests,
     slurm_config_change_text,
@@ -195,7 +196,7 @@ def test_filters_are_registered():
             'slurm_node_name', 'db_check_report', 'account_tree', 'slurm_conf_value', 'slurm_conf_merge',
             'slurm_gpus_visible', 'slurm_state_plan', 'slurm_jobs_text',
             'slurmdbd_problems', 'slurm_config_change', 'slurm_config_change_text', 'slurm_config_behind',
-            'slurm_nodes_changed', 'slurm_gpu_change_problems', 'slurm_nodes_taken_out', 'slurm_nodes_service',
+            'slurm_nodes_changed', 'slurm_gpu_change_problems', 'slurm_nodes_taken_out', 'slurm_nodes_service', 'slurm_users_unknown',
             'slurm_conf_digests', 'slurm_conf_cache_stale', 'slurm_first_job_id',
             'slurm_package_files', 'slurm_upgrade_problems', 'slurm_installed_packages',
             'slurm_installed_versions', 'slurm_packages_behind', 'slurm_hosts_without_facts'} == set(FilterModule().filters())
@@ -616,3 +617,16 @@ def test_slurm_nodes_service():
     assert slurm_nodes_service([]) == dict(states={}, out=[], by_person={})
     # another SlurmUser: its reasons are slurmctld's
     assert slurm_nodes_service(['n1 drained slurmsvc Kill task failed'], 'slurmsvc')['out'] == ['n1']
+
+
+def test_slurm_users_unknown_names_the_controller_and_the_users():
+    results = [
+        {'item': 'ctl', 'rc': 0, 'stdout_lines': ['Kenji.Sato:x:2101:2101::/home/Kenji.Sato:/bin/bash',
+                                                  'Ana-Lima:x:2102:2102::/home/Ana-Lima:/bin/bash']},
+        # getent passwd exits 2 when a key is not found, and prints the others
+        {'item': 'ctl2', 'rc': 2, 'stdout_lines': ['Ana-Lima:x:2102:2102::/home/Ana-Lima:/bin/bash']},
+        {'item': 'ctl3', 'unreachable': True},
+        {'item': 'ctl4', 'skipped': True},
+    ]
+    assert slurm_users_unknown(results, ['Kenji.Sato', 'Ana-Lima']) == {'ctl2': ['Kenji.Sato']}
+    assert slurm_users_unknown([], ['x']) == {}
