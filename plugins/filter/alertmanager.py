@@ -136,6 +136,8 @@ def alertmanager_problems(settings):
         problems.append("alertmanager_severity_receivers: '%s' is not a severity of the collection's alerts (%s)"
                         % (key, ', '.join(SEVERITIES)))
     refs = [('alertmanager_default_receiver', settings.get('default_receiver'))]
+    if settings.get('watchdog_receiver') is not None:
+        refs.append(('alertmanager_watchdog_receiver', settings.get('watchdog_receiver')))
     refs += [('alertmanager_severity_receivers.%s' % k, v) for k, v in sorted(severity.items())]
     for i, route in enumerate(settings.get('routes_extra') or []):
         refs += _route_receivers(route, 'alertmanager_routes_extra[%d]' % i)
@@ -171,7 +173,10 @@ def alertmanager_config(settings):
         glob['smtp_' + key] = value
     if settings.get('smtp_auth_password'):
         glob['smtp_auth_password'] = settings['smtp_auth_password']
-    routes = list(settings.get('routes_extra') or [])
+    # the dead man's switch first, on its own timing: every few minutes, whatever the site's routes
+    routes = [dict(matchers=['alertname="Watchdog"'], receiver=settings.get('watchdog_receiver') or 'null',
+                   group_wait='0s', group_interval='1m', repeat_interval='5m')]
+    routes += list(settings.get('routes_extra') or [])
     for sev in SEVERITIES:
         receiver = (settings.get('severity_receivers') or {}).get(sev)
         if receiver:

@@ -38,7 +38,7 @@ def test_the_defaults_pass_and_deliver_nothing():
     assert alertmanager_problems(s) == []
     config = alertmanager_config(dict(s, smtp_auth_password=''))
     assert config['route']['receiver'] == 'null'
-    assert [r['receiver'] for r in config['route']['routes']] == ['null', 'null', 'null']
+    assert [r['receiver'] for r in config['route']['routes']] == ['null', 'null', 'null', 'null']
     assert config['receivers'] == [{'name': 'null'}]
 
 
@@ -46,6 +46,10 @@ def test_severity_routes_follow_the_sites_own_and_the_password_goes_to_global():
     extra = [{'matchers': ['partition="a100"'], 'receiver': 'team'}]
     config = alertmanager_config(site(routes_extra=extra))
     routes = config['route']['routes']
+    # the dead man's switch first, every 5 minutes, to its own receiver ("null" by default)
+    assert routes[0] == {'matchers': ['alertname="Watchdog"'], 'receiver': 'null', 'group_wait': '0s',
+                         'group_interval': '1m', 'repeat_interval': '5m'}
+    routes = routes[1:]
     assert routes[0] == extra[0]
     assert routes[1:] == [{'matchers': ['severity="critical"'], 'receiver': 'oncall'},
                           {'matchers': ['severity="warning"'], 'receiver': 'team'},
@@ -67,6 +71,8 @@ def test_severity_routes_follow_the_sites_own_and_the_password_goes_to_global():
     (dict(severity_receivers={'critical': 'pager', 'warning': 'team', 'info': 'null'}),
      "alertmanager_severity_receivers.critical names receiver 'pager', which alertmanager_receivers does not define "
      "(it has: null, oncall, team)"),
+    (dict(watchdog_receiver='deadmans'),
+     "alertmanager_watchdog_receiver names receiver 'deadmans', which alertmanager_receivers does not define"),
     (dict(default_receiver='nobody'),
      "alertmanager_default_receiver names receiver 'nobody', which alertmanager_receivers does not define"),
     (dict(routes_extra=[{'matchers': ['a="b"'], 'receiver': 'team', 'routes': [{'receiver': 'ops'}]}]),
