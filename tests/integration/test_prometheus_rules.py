@@ -231,3 +231,11 @@ def test_a_wrong_expectation_fails(tmp_path):
                               check=False)
         assert proc.returncode != 0, proc.stdout + proc.stderr
         assert 'FAILED' in proc.stdout + proc.stderr
+
+
+def test_the_hardware_xids_are_one_list():
+    """GpuXidHardwareError takes the hardware XIDs (=~), GpuXidError the rest (!~): the same list in both."""
+    exprs = {r['alert']: r['expr'] for dummy, dummy, r in rules() if r.get('alert') in ('GpuXidHardwareError', 'GpuXidError')}
+    hardware = re.search(r'xid=~"([^"]+)"', exprs['GpuXidHardwareError']).group(1)
+    others = re.search(r'xid!~"([^"]+)"', exprs['GpuXidError']).group(1)
+    assert hardware == others and '154' in hardware.split('|')
