@@ -291,8 +291,13 @@ def test_the_overview_answers_the_three_questions():
             break
         first_row.append(p)
     exprs = ' '.join(t['expr'] for p in first_row for t in p['targets'])
-    # jobs stuck while GPUs idle
-    assert 'slurm_gpus_pending' in exprs and 'slurm_gpus_idle' in exprs and 'slurm_jobs_pending' in exprs
+    # jobs stuck while GPUs idle: per partition, for the reasons the alert reads (not a limit's wait)
+    assert 'slurm_gpus_pending{reason=~"Resources|Priority"}' in exprs and 'slurm_partition_gpus_idle' in exprs
+    assert 'slurm_jobs_pending' in exprs
+    alert = next(r for g in yaml.safe_load(open(os.path.join(ROOT, 'roles', 'prometheus', 'files', 'rules',
+                                                             'gpuhpc-alerts.yml')))['groups']
+                 for r in g['rules'] if r.get('alert') == 'SlurmJobsPendingWhileGpusIdle')
+    assert 'slurm_gpus_pending{reason=~"Resources|Priority"}' in alert['expr']
     # a GPU running hot
     assert 'DCGM_FI_DEV_GPU_TEMP' in exprs
     # a node down nobody noticed: Slurm's view and Prometheus' own
