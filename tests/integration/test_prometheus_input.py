@@ -87,3 +87,49 @@ def test_a_release_install_must_be_pinned(tmp_path, group_vars, message):
 def test_a_pinned_release_passes(tmp_path):
     rc, out = run(tmp_path, PREFLIGHT, dict(prometheus_install='release', prometheus_release_sha256='b' * 64))
     assert rc == 0, out
+
+
+RENDER = '''
+- hosts: ctl
+  gather_facts: false
+  tasks:
+    - ansible.builtin.include_role:
+        name: gpuhpc.slurm.prometheus
+        tasks_from: preflight
+        public: true
+    - ansible.builtin.include_role:
+        name: gpuhpc.slurm.prometheus
+        tasks_from: targets
+        public: true
+    - ansible.builtin.set_fact:
+        web_config_result: {{enabled: true, username: prometheus, password_file: /etc/prometheus/scrape.pass,
+                            ca_file: /etc/prometheus/ca.crt}}
+    - ansible.builtin.copy:
+        content: "{{{{ lookup('ansible.builtin.template', '{template}') }}}}"
+        dest: {dest}
+        mode: "0644"
+      delegate_to: localhost
+'''
+
+
+def test_the_scrape_password_goes_to_https_targets_only(tmp_path):
+    """web_config_enabled turned on host by host: the monitoring host (ctl) on, gpu-01 not yet. node_exporter's
+    job is then two scrape configs, and only the https one has the password; both keep the job label node."""
+    import os
+    import yaml
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    dest = tmp_path / 'prometheus.yml'
+    playbook = RENDER.format(template=os.path.join(root, 'roles', 'prometheus', 'templates', 'prometheus.yml.j2'),
+                             dest=dest)
+    rc, out = run(tmp_path, playbook, dict(web_config_enabled=True, web_config_password='scrape-secret'),
+                  node_vars=dict(slurm_node_gpus=dict(count=2), web_config_enabled=False))
+    assert rc == 0, out
+    jobs = dict((j['job_name'], j) for j in yaml.safe_load(dest.read_text())['scrape_configs'])
+    node, plain = jobs['node'], jobs['node-http']
+    assert node['scheme'] == 'https' and node['basic_auth']['password_file'] == '/etc/prometheus/scrape.pass'
+    assert [c['labels']['instance'] for c in node['static_configs']] == ['ctl']
+    assert 'basic_auth' not in plain and plain.get('scheme', 'http') == 'http'
+    assert [c['labels']['instance'] for c in plain['static_configs']] == ['gpu-01']
+    assert plain['relabel_configs'] == [{'target_label': 'job', 'replacement': 'node'}]
+    # a job all on one side stays one config under its own name
+    assert 'slurm-http' not in jobs and jobs['slurm']['scheme'] == 'https'
