@@ -453,3 +453,41 @@ def test_a_failing_command_is_served_from_its_last_good_result_with_its_age(capt
     third = generate_latest(registry).decode()
     assert 'slurm_account_fairshare{' not in third and 'slurm_exporter_command_age_seconds{command="sshare"}' not in third
     assert 'slurm_exporter_command_age_seconds{command="sinfo"} 0.0' in third
+
+
+def test_the_controller_in_control_is_read_from_scontrol_show_config(capture):
+    config = exporter.parse_config(capture['commands']['config']['stdout'])
+    assert config['in_control'] == 'ctl'
+    text = 'SlurmUser = slurm(64030)\nSlurmctld(primary) at ctl is DOWN\nSlurmctld(backup) at ctl2 is UP\n'
+    assert exporter.parse_config(text)['in_control'] == 'ctl2'
+    assert exporter.parse_config('SlurmUser = slurm(64030)\n')['in_control'] is None
+
+
+def test_the_exporter_on_a_backup_controller_stands_by_until_a_takeover(capture):
+    """HA: an exporter on each controller; only the one whose controller is in control serves Slurm's figures
+    (no sum counts them twice), and the backup's takes over with the controller."""
+    import copy
+    from prometheus_client import CollectorRegistry, generate_latest
+    capture = copy.deepcopy(capture)
+    config = capture['commands']['config']
+    config['stdout'] += 'Slurmctld(backup) at ctl2 is UP\n'
+    replay = Replay(capture)
+    registry = CollectorRegistry()
+    registry.register(exporter.collector(5, run=replay, controller='ctl2'))
+    first = generate_latest(registry).decode()
+    assert 'slurm_exporter_standby 1.0' in first and 'slurm_gpus_total' not in first.replace('# HELP', '')
+    assert 'slurm_exporter_command_up{command="sinfo"}' not in first
+    replay.calls.clear()
+    second = generate_latest(registry).decode()
+    assert replay.calls == [exporter.COMMANDS['config']]  # a standby asks slurmctld for nothing else
+    assert 'slurm_exporter_command_up{command="config"} 1.0' in second
+    # the primary goes away; the backup slurmctld takes over
+    config['stdout'] = config['stdout'].replace('Slurmctld(primary) at ctl is UP', 'Slurmctld(primary) at ctl is DOWN')
+    generate_latest(registry)  # the scrape that learns it
+    after = generate_latest(registry).decode()
+    assert 'slurm_exporter_standby 0.0' in after and 'slurm_gpus_total' in after
+    assert 'slurm_exporter_command_up{command="sinfo"} 1.0' in after
+    # the primary's exporter, meanwhile, would stand by; without --controller an exporter never does
+    plain = CollectorRegistry()
+    plain.register(exporter.collector(5, run=Replay(capture)))
+    assert 'slurm_exporter_standby 0.0' in generate_latest(plain).decode()

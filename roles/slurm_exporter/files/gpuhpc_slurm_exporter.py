@@ -273,16 +273,25 @@ def parse_sshare(out):
 PRIVATE = ('accounts', 'jobs', 'nodes', 'partitions', 'reservations', 'usage', 'users')
 
 
+_PING = re.compile(r'^Slurmctld\((primary|backup\d*)\) at (\S+) is (UP|DOWN)')
+
+
 def parse_config(out):
-    """PrivateData and SlurmUser from `scontrol show config`."""
-    found = {}
+    """PrivateData and SlurmUser from `scontrol show config`, and the controller in control: the first that
+    its closing lines ("Slurmctld(primary) at ctl is UP", "Slurmctld(backup) at ctl2 is DOWN") say is UP."""
+    found, in_control = {}, None
     for line in out.splitlines():
+        ping = _PING.match(line)
+        if ping:
+            if in_control is None and ping.group(3) == 'UP':
+                in_control = ping.group(2)
+            continue
         key, sep, value = line.partition('=')
         if sep and key.strip() in ('PrivateData', 'SlurmUser'):
             found[key.strip()] = value.strip()
     private = found.get('PrivateData', 'none').lower()
     return dict(private=sorted(p for p in PRIVATE if p in private),
-                slurm_user=found.get('SlurmUser', '').split('(')[0])
+                slurm_user=found.get('SlurmUser', '').split('(')[0], in_control=in_control)
 
 
 def whoami():
@@ -454,15 +463,17 @@ def _run_one(name, argv, budget, run, into):
     return ok, time.time() - t0
 
 
-def scrape(budget, run=subprocess.run, errors=None):
-    """Run the commands at once, each within budget seconds, and parse what answered;
-    return (results, {command: (ok, seconds)})."""
+def scrape(budget, run=subprocess.run, errors=None, only=None):
+    """Run the commands (or those named in ``only``) at once, each within budget seconds, and parse what
+    answered; return (results, {command: (ok, seconds)})."""
     results, status, threads = {}, {}, []
 
     def work(name, argv):
         status[name] = _run_one(name, argv, budget, run, results)
 
     for name, argv in COMMANDS.items():
+        if only is not None and name not in only:
+            continue
         t = threading.Thread(target=work, args=(name, argv), name='slurm-' + name, daemon=True)
         t.start()
         threads.append((name, t))
@@ -527,11 +538,30 @@ class LastGood(object):
         return results, ages
 
 
-def collector(budget, run=subprocess.run, keep=300, clock=time.time):
+class Standby(object):
+    """With several controllers, an exporter runs on each and only the one on the controller in control
+    serves Slurm's figures (else every sum counts them twice): the others stand by, run `scontrol show
+    config` alone, and take over at the scrape after it names their controller. Without ``controller``
+    (one controller), never on standby. When config does not answer, the last decision holds."""
+
+    def __init__(self, controller=None):
+        self.controller, self.standby = controller or None, False
+
+    def commands(self):
+        return ('config',) if self.standby else None
+
+    def update(self, results):
+        if self.controller and 'config' in results and results['config'].get('in_control'):
+            self.standby = results['config']['in_control'] != self.controller
+        return self.standby
+
+
+def collector(budget, run=subprocess.run, keep=300, clock=time.time, controller=None):
     """A prometheus_client collector: each collect() runs (or joins) one scrape of Slurm."""
     from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
     errors, user, warned, last_good = Counter(), whoami(), [], LastGood(keep, clock)
+    standby = Standby(controller)
 
     def family(sample):
         if sample.name in COUNTERS:
@@ -544,8 +574,12 @@ def collector(budget, run=subprocess.run, keep=300, clock=time.time):
 
     def one_scrape():
         t0 = time.time()
-        results, status = scrape(budget, run=run, errors=errors)
-        results, ages = last_good.fill(results, status)
+        results, status = scrape(budget, run=run, errors=errors, only=standby.commands())
+        if standby.update(results):
+            # another controller is in control: its exporter serves the figures
+            results, status, ages = {}, dict((n, s) for n, s in status.items() if n == 'config'), {}
+        else:
+            results, ages = last_good.fill(results, status)
         samples = metrics_from(results, user)
         hidden = view_partial(results['config'], user) if 'config' in results else []
         if hidden and hidden != warned:
@@ -561,12 +595,15 @@ def collector(budget, run=subprocess.run, keep=300, clock=time.time):
                      'from: 0 when it answered this scrape; its last good result is served for up to %d s' % keep,
                      ('command',))
         for name in COMMANDS:
-            up.add(1 if status[name][0] else 0, name)
+            if name in status:  # run this scrape (a standby runs config alone)
+                up.add(1 if status[name][0] else 0, name)
+                took.add(round(status[name][1], 4), name)
             if name in ages:
                 age.add(round(ages[name], 3), name)
-            took.add(round(status[name][1], 4), name)
             err.add(errors[name], name)
-        return samples + [up, took, err, age,
+        on_standby = Sample('slurm_exporter_standby', 'Whether this exporter stands by (1): its controller is not '
+                            'the one in control, whose exporter serves the Slurm figures').add(1 if standby.standby else 0)
+        return samples + [up, took, err, age, on_standby,
                           Sample('slurm_exporter_scrape_duration_seconds', 'Seconds of the scrape').add(time.time() - t0),
                           Sample('slurm_exporter_scrape_budget_seconds',
                                  'Seconds a scrape may take (each command is stopped then)').add(budget)]
@@ -691,6 +728,9 @@ def main(argv=None):
     parser.add_argument('--keep-last-good', type=float, default=300,
                         help='seconds a command that fails is served from its last good result (its figures keep '
                              'their series; slurm_exporter_command_age_seconds says how old); 0 serves none')
+    parser.add_argument('--controller', default='',
+                        help='this host\'s name as a SlurmctldHost, where there are several: the exporter serves '
+                             'Slurm\'s figures only while its controller is in control, and stands by otherwise')
     parser.add_argument('--web-config-file', default='',
                         help="TLS and basic auth, in exporter-toolkit's web config format (tls_server_config: "
                              'cert_file, key_file; basic_auth_users: bcrypt hashes)')
@@ -698,7 +738,7 @@ def main(argv=None):
     from prometheus_client import CollectorRegistry
 
     registry = CollectorRegistry()
-    registry.register(collector(args.timeout, keep=args.keep_last_good))
+    registry.register(collector(args.timeout, keep=args.keep_last_good, controller=args.controller))
     serve(args.listen, registry, args.web_config_file).serve_forever()
 
 
