@@ -358,24 +358,33 @@ def test_the_energy_panel_is_the_query_promtool_tests():
     assert 'max without (hpc_job)' in tested
 
 
-# Panels colour a metric at the thresholds of the alert on it: the alert
-# rules are the one source (warning orange, critical red).
-THRESHOLD_ALERTS = {'DCGM_FI_DEV_GPU_TEMP': 'GpuTemperatureHigh', 'DCGM_FI_DEV_MEMORY_TEMP': 'GpuMemoryTemperatureHigh'}
+# Panels colour a metric at the thresholds of the alerts on it: the alert
+# rules are the one source (warning orange, critical red). Per metric: the
+# alerts, the number each rule compares with, and what the panels show of it.
+THRESHOLD_ALERTS = {
+    'DCGM_FI_DEV_GPU_TEMP': (('GpuTemperatureHigh',), r'>=\s*([0-9.]+)\s*$', lambda v: v),
+    'DCGM_FI_DEV_MEMORY_TEMP': (('GpuMemoryTemperatureHigh',), r'>=\s*([0-9.]+)\s*$', lambda v: v),
+    'slurm_scheduler_dbd_queue_size': (('SlurmDbdAgentQueueGrowing', 'SlurmDbdAgentQueueNearLimit'),
+                                       r'^slurm_scheduler_dbd_queue_size > ([0-9.]+)', lambda v: v),
+    # the percent free of local filesystems; the panels show the percent used
+    'node_filesystem_avail_bytes': (('NodeFilesystemAlmostFull',), r'\* 100 < ([0-9.]+)\s*$', lambda v: 100 - v),
+}
 
 
-def alert_thresholds(alert):
+def alert_thresholds(metric):
+    alerts, pattern, shown = THRESHOLD_ALERTS[metric]
     path = os.path.join(ROOT, 'roles', 'prometheus', 'files', 'rules', 'gpuhpc-alerts.yml')
     with open(path, encoding='utf-8') as f:
         groups = yaml.safe_load(f)['groups']
     found = {}
-    for rule in (r for g in groups for r in g['rules'] if r.get('alert') == alert):
-        found[rule['labels']['severity']] = float(re.search(r'>=\s*([0-9.]+)\s*$', rule['expr'].strip()).group(1))
+    for rule in (r for g in groups for r in g['rules'] if r.get('alert') in alerts):
+        found[rule['labels']['severity']] = shown(float(re.search(pattern, rule['expr'].strip(), re.M).group(1)))
     return found
 
 
 @pytest.mark.parametrize('metric', sorted(THRESHOLD_ALERTS))
 def test_panel_thresholds_are_the_alerts(metric):
-    expected = alert_thresholds(THRESHOLD_ALERTS[metric])
+    expected = alert_thresholds(metric)
     assert set(expected) == {'warning', 'critical'}
     seen = 0
     for d in DASHBOARDS.values():
@@ -402,45 +411,3 @@ def test_every_recording_rule_feeds_a_dashboard():
     for name in RECORDED:
         assert re.fullmatch(r'[a-z_]+:[A-Za-z0-9_]+:[a-z0-9_]+', name), name  # level:metric:operations
 
-
-# --- one source for each threshold: the alert rules ---------------------------------
-
-def _rule_thresholds():
-    """The thresholds the alert rules page on, by what they measure, read from the rules themselves."""
-    with open(os.path.join(ROOT, 'roles', 'prometheus', 'files', 'rules', 'gpuhpc-alerts.yml'), encoding='utf-8') as f:
-        rules = [r for g in yaml.safe_load(f)['groups'] for r in g['rules'] if 'alert' in r]
-
-    def numbers(alert, pattern):
-        return sorted({float(m) for r in rules if r['alert'] == alert for m in re.findall(pattern, r['expr'])})
-
-    return {
-        'gpu_temp': numbers('GpuTemperatureHigh', r'DCGM_FI_DEV_GPU_TEMP\) >= (\d+)'),
-        'memory_temp': numbers('GpuMemoryTemperatureHigh', r'DCGM_FI_DEV_MEMORY_TEMP\) >= (\d+)'),
-        'dbd_queue': numbers('SlurmDbdAgentQueueGrowing', r'^slurm_scheduler_dbd_queue_size > (\d+)')
-        + numbers('SlurmDbdAgentQueueNearLimit', r'slurm_scheduler_dbd_queue_size > (\d+)'),
-        # percent used, from the percent free of the local filesystem rule
-        'filesystem_used': sorted(100 - v for v in numbers('NodeFilesystemAlmostFull', r'\* 100 < (\d+)')),
-    }
-
-
-# (dashboard, panel title): what its colour thresholds measure
-THRESHOLD_PANELS = {
-    ('gpuhpc-cluster-overview.json', 'Hottest GPU'): 'gpu_temp',
-    ('gpuhpc-cluster-overview.json', 'GPU temperature, hottest first'): 'gpu_temp',
-    ('gpuhpc-gpus.json', 'GPU temperature'): 'gpu_temp',
-    ('gpuhpc-gpus.json', 'Memory temperature'): 'memory_temp',
-    ('gpuhpc-slurm.json', 'DBD agent queue'): 'dbd_queue',
-    ('gpuhpc-nodes.json', 'Filesystem used'): 'filesystem_used',
-}
-
-
-def test_dashboard_colours_turn_where_the_alerts_fire():
-    """A panel goes orange and red at the values the warning and the critical alert fire at: one source for
-    each threshold (the rules), not one per place."""
-    source = _rule_thresholds()
-    assert all(len(v) == 2 for v in source.values()), source
-    for (name, title), what in THRESHOLD_PANELS.items():
-        panels = [p for p in dq.panels(DASHBOARDS[name]) if p.get('title') == title]
-        steps = [s for p in panels for s in p.get('fieldConfig', {}).get('defaults', {}).get('thresholds', {})
-                 .get('steps', []) if s.get('value') is not None]
-        assert panels and [float(s['value']) for s in steps][:2] == source[what], (name, title, steps, source[what])
