@@ -89,13 +89,8 @@ def test_a_pinned_release_passes(tmp_path):
     assert rc == 0, out
 
 
-RENDER = '''
-- hosts: ctl
-  gather_facts: false
-  tasks:
-    - ansible.builtin.include_role:
-        name: gpuhpc.slurm.prometheus
-        tasks_from: preflight
+# the preflight's play, its role's variables kept, then the template rendered to a file
+RENDER = PREFLIGHT.rstrip('\n') + '''
         public: true
     - ansible.builtin.include_role:
         name: gpuhpc.slurm.prometheus
