@@ -367,23 +367,28 @@ def slurm_nodes_changed(keys):
 
 def slurm_config_behind(lines, host, conf_dir):
     """What slurmctld lacks of the files in place: ``['<folder> on <host>
-    newer than the configuration slurmctld runs with (read <time>)']``, or [].
+    written after slurmctld started (<time>) and not applied since']``, or [].
 
     ``lines``: the first controller's ``key=value`` lines (config.yml, "the
-    state folder on each controller"): ``conf_loaded`` (when slurmctld last
-    read its configuration, in seconds since the epoch: "Configuration data
-    as of" of ``scontrol show config``, which Slurm sets at each start,
-    reconfigure and takeover) and ``conf_written`` (the newest mtime of
-    slurm.conf, gres.conf and cgroup.conf). A file written after slurmctld
-    read its configuration is a change an earlier run wrote and never
-    applied (it ended before its restart, or ran the slurm role alone).
-    Nothing where slurmctld did not answer: its start reads the files.
+    state folder on each controller"): ``ctld_started`` (when slurmctld's
+    process started, in seconds since the epoch: a start reads the files,
+    and so does a reconfigure from Slurm 23.11, which starts a new process),
+    ``conf_written`` (the newest mtime of slurm.conf, gres.conf and
+    cgroup.conf), ``conf_applied`` and ``conf_now`` (a digest of the files
+    as the slurmctld role's handlers noted them after their last restart or
+    reconfigure, and of the files now). Files written after slurmctld
+    started and not noted as applied since are a change an earlier run wrote
+    and never applied (it ended before its restart, or ran the slurm role
+    alone). (``scontrol show config``'s "Configuration data as of" cannot
+    tell: it is the time of the answer, src/slurmctld/proc_req.c.) Nothing
+    where slurmctld does not run: its start reads the files.
     """
     read = _state_read(lines)
-    loaded, written = read.get('conf_loaded', '').strip(), read.get('conf_written', '').strip()
-    if loaded.isdigit() and written.isdigit() and int(written) > int(loaded):
-        when = datetime.datetime.fromtimestamp(int(loaded), datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')
-        return ['%s on %s newer than the configuration slurmctld runs with (read %s)' % (conf_dir, host, when)]
+    started, written = read.get('ctld_started', '').strip(), read.get('conf_written', '').strip()
+    applied, now = read.get('conf_applied', '').strip(), read.get('conf_now', '').strip()
+    if started.isdigit() and written.isdigit() and int(written) > int(started) and (not now or applied != now):
+        when = datetime.datetime.fromtimestamp(int(started), datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')
+        return ['%s on %s written after slurmctld started (%s) and not applied since' % (conf_dir, host, when)]
     return []
 
 

@@ -312,9 +312,14 @@ def test_config_change_keeps_what_is_pending():
 
 def test_a_change_an_earlier_run_wrote_and_never_applied_takes_a_restart():
     # the files unchanged in this run, but newer than what slurmctld read
-    behind = slurm_config_behind(['old=/var/lib/slurm/slurmctld', 'conf_loaded=1796630400',
-                                  'conf_written=1796630461'], 'ctl', '/etc/slurm')
-    assert behind == ['/etc/slurm on ctl newer than the configuration slurmctld runs with (read 2026-12-07T08:00:00Z)']
+    # written after slurmctld started, and not what the daemon role noted it applied last
+    behind = slurm_config_behind(['old=/var/lib/slurm/slurmctld', 'ctld_started=1796630400',
+                                  'conf_written=1796630461', 'conf_applied=' + 'a' * 64, 'conf_now=' + 'b' * 64],
+                                 'ctl', '/etc/slurm')
+    assert behind == ['/etc/slurm on ctl written after slurmctld started (2026-12-07T08:00:00Z) and not applied since']
+    # no note yet (a cluster set up before the note existed): written after the start is enough
+    assert slurm_config_behind(['ctld_started=1796630400', 'conf_written=1796630461', 'conf_applied=',
+                                'conf_now=' + 'b' * 64], 'ctl', '/etc/slurm') == behind
     change = slurm_config_change(APPLIED, dict(changed=False, changed_files=[], changed_keys=[]), behind)
     assert change['written'] and change['restart'] and change['node_restart']
     assert slurm_config_change_text(change) == behind[0]
@@ -364,9 +369,12 @@ def test_the_nodes_whose_line_changed():
 
 
 def test_slurmctld_that_read_its_files_after_they_were_written_is_not_behind():
-    assert slurm_config_behind(['conf_loaded=1796630461', 'conf_written=1796630461'], 'ctl', '/etc/slurm') == []
-    assert slurm_config_behind(['conf_loaded=1796630500', 'conf_written=1796630461'], 'ctl', '/etc/slurm') == []
-    # slurmctld not answering (its start reads the files), no files yet
+    assert slurm_config_behind(['ctld_started=1796630461', 'conf_written=1796630461'], 'ctl', '/etc/slurm') == []
+    assert slurm_config_behind(['ctld_started=1796630500', 'conf_written=1796630461'], 'ctl', '/etc/slurm') == []
+    # Slurm 22.05: a reconfigure reads the files in the same process; the daemon role noted what it applied
+    assert slurm_config_behind(['ctld_started=1796630400', 'conf_written=1796630461', 'conf_applied=' + 'a' * 64,
+                                'conf_now=' + 'a' * 64], 'ctl', '/etc/slurm') == []
+    # slurmctld not running (its start reads the files), no files yet
     assert slurm_config_behind(['conf_written=1796630461'], 'ctl', '/etc/slurm') == []
     assert slurm_config_behind(['conf_loaded=1796630461', 'conf_written='], 'ctl', '/etc/slurm') == []
     assert slurm_config_behind([], 'ctl', '/etc/slurm') == []
