@@ -410,4 +410,3 @@ def test_every_recording_rule_feeds_a_dashboard():
     assert set(RECORDED) - read == set()
     for name in RECORDED:
         assert re.fullmatch(r'[a-z_]+:[A-Za-z0-9_]+:[a-z0-9_]+', name), name  # level:metric:operations
-
