@@ -427,6 +427,8 @@ def test_every_bad_node_state_is_seen_and_free_gpus_are_usable_ones():
     assert m[('slurm_node_state', 'd', 'inval')] == 1
     assert m[('slurm_node_flag', 'b', 'not_responding')] == 1 and m[('slurm_node_flag', 'e', 'not_responding')] == 1
     assert m[('slurm_node_flag', 'c', 'powered_down')] == 1 and ('slurm_node_flag', 'a', 'not_responding') not in m
+    # one series a node, as slurm_node_state: a node with no flag says none
+    assert m[('slurm_node_flag', 'a', 'none')] == 1 and len([k for k in m if k[0] == 'slurm_node_flag']) == 6
     # only a's free GPU can be given to a job now: b does not answer, c is powered down
     assert m[('slurm_gpus_idle',)] == 1 and m[('slurm_gpus_other',)] == 2 + 2 + 3 + 2 + 2
     assert not any(k[0] == 'slurm_nodes_err' for k in m)

@@ -383,12 +383,12 @@ def metrics_from(results, user=None):
                     ('slurm_node_memory_allocated_bytes', 'Memory of the node allocated to jobs', 'mem_alloc', MIB),
                     ('slurm_node_memory_total_bytes', 'Memory of the node (RealMemory)', 'mem_total', MIB))
         s_state = gauge('slurm_node_state', 'Node state (1 for the current state)', labels=('node', 'state'))
-        s_flag = gauge('slurm_node_flag', 'Node flag sinfo shows after the state (1 where set: not_responding, '
-                       'powered_down, reboot_pending, planned, ...)', labels=('node', 'flag'))
+        s_flag = gauge('slurm_node_flag', 'The flag sinfo shows after the node\'s state (1 for the current one: '
+                       'not_responding, powered_down, reboot_pending, planned, ..., or none)', labels=('node', 'flag'))
         series = [(gauge(name, help_text, labels=('node',)), key, scale) for name, help_text, key, scale in per_node]
         for name, n in sorted(nodes.items()):
             s_state.add(1, name, n['state'])
-            for flag in n['flags']:
+            for flag in n['flags'] or ['none']:  # sinfo shows one at the most
                 s_flag.add(1, name, flag)
             for s, key, scale in series:
                 s.add(n[key] * scale, name)
