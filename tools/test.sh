@@ -55,13 +55,22 @@ stamp() {
     printf '%s\n' "$line"
   done
 }
+# The scenarios run side by side (each lab has a name of its own, and they
+# mostly wait on their daemons); each one's output follows when all ended.
 stage_molecule() {
-  local s rc=0 log
+  local s i ok rc=0 log pids=()
   mkdir -p .cache
   for s in "${scenarios[@]}"; do
-    echo "--- molecule scenario $s"
+    ( molecule test -s "$s" 2>&1 | stamp >".cache/molecule-$s.log"; exit "${PIPESTATUS[0]}" ) &
+    pids+=("$!")
+  done
+  for i in "${!scenarios[@]}"; do
+    s=${scenarios[$i]}
     log=.cache/molecule-$s.log
-    if ! molecule test -s "$s" 2>&1 | stamp | tee "$log"; then
+    wait "${pids[$i]}"; ok=$?
+    echo "--- molecule scenario $s"
+    cat "$log"
+    if [[ $ok -ne 0 ]]; then
       echo "--- molecule scenario $s: FAILED"
       { echo "molecule scenario $s failed (full log: $log):"; python3 tools/digest.py failed "$log"; } >>.cache/failures.txt
       rc=1
