@@ -31,32 +31,28 @@ URL = re.compile(r'^https?://[^\s/]+')
 SECRET_NAME = re.compile(r'^[A-Za-z0-9_][A-Za-z0-9._-]*$')
 
 
-def _secrets(value, path):
-    """Paths of the secret-looking keys inside value."""
+def _settings(value, path):
+    """(path, key, value) of every key inside value, dicts and lists walked."""
     found = []
     if isinstance(value, dict):
         for key, sub in value.items():
-            if SECRET.search(str(key)) and not str(key).endswith('_file') and sub not in (None, ''):
-                found.append('%s.%s' % (path, key))
-            found += _secrets(sub, '%s.%s' % (path, key))
+            found.append(('%s.%s' % (path, key), str(key), sub))
+            found += _settings(sub, '%s.%s' % (path, key))
     elif isinstance(value, list):
         for i, sub in enumerate(value):
-            found += _secrets(sub, '%s[%d]' % (path, i))
+            found += _settings(sub, '%s[%d]' % (path, i))
     return found
+
+
+def _secrets(value, path):
+    """Paths of the secret-looking keys inside value (a *_file key is a path, not a secret)."""
+    return [where for where, key, sub in _settings(value, path)
+            if SECRET.search(key) and not key.endswith('_file') and sub not in (None, '')]
 
 
 def _secret_files(value, path):
     """(path, file) of the *_file keys inside value."""
-    found = []
-    if isinstance(value, dict):
-        for key, sub in value.items():
-            if str(key).endswith('_file') and isinstance(sub, str):
-                found.append(('%s.%s' % (path, key), sub))
-            found += _secret_files(sub, '%s.%s' % (path, key))
-    elif isinstance(value, list):
-        for i, sub in enumerate(value):
-            found += _secret_files(sub, '%s[%d]' % (path, i))
-    return found
+    return [(where, sub) for where, key, sub in _settings(value, path) if key.endswith('_file') and isinstance(sub, str)]
 
 
 def _route_receivers(route, path):
