@@ -39,7 +39,7 @@ class Fixed(object):
 
 rng = random.Random(1)
 STATES = ['allocated', 'mixed', 'idle', 'drained', 'down*', 'allocated']
-sinfo = '\n'.join('gpu%04d|%s|%s|%d/%d/0/64|gpu:h100:8(S:0-1)|gpu:h100:%d(IDX:0-%d)|%d|1031000|'
+sinfo = '\n'.join('gpu%04d|%s|%s|%d/%d/0/64|gpu:h100:8(S:0-1)|gpu:h100:%d(IDX:0-%d)|%d|1031000|up|'
                   % (n, rng.choice(STATES), 'gpu*' if n < 800 else 'long', a, 64 - a, g, max(g - 1, 0), a * 16000, )
                   for n in range(1000) for a, g in [(rng.randint(0, 64), rng.randint(0, 8))])
 REASONS = ['Priority', 'Resources', 'AssocGrpGRES', 'QOSMaxGRESPerUser', 'Dependency']

@@ -329,7 +329,8 @@ def test_the_node_slurm_and_team_dashboards_cover_their_layer():
                    'slurm_scheduler_dbd_queue_size', 'slurm_exporter_command_up'):
         assert metric in slurm, metric
     teams = all_metrics('gpuhpc-team-gpu-usage')
-    assert {'slurm_account_gpus_running', 'slurm_user_gpus_running', 'slurm_account_fairshare'} <= teams
+    assert {'slurm_account_gpus_running', 'slurm_user_gpus_running', 'slurm_user_fairshare',
+            'slurm_account_level_fairshare'} <= teams
 
 
 def test_gpu_hours_are_allocations_summed_per_minute():

@@ -1,8 +1,8 @@
 """The slurm exporter (roles/slurm_exporter/files/gpuhpc_slurm_exporter.py) on
 Slurm output captured in the lab, Slurm 22.05 and 24.11, in the capture shape
 with a known job mix (tests/unit/fixtures/slurm_exporter/capture.sh): two
-nodes of two typed a100 GPUs, a hidden second partition, gpu-02 drained with
-one GPU free; running a typed 1-GPU job (vic), a 2-node 1-GPU-per-node job
+nodes of two typed a100 GPUs, a hidden second partition set DOWN, gpu-02
+drained with one GPU free; running a typed 1-GPU job (vic), a 2-node 1-GPU-per-node job
 (nora) and a CPU job in the hidden partition; pending a 2-node job, a
 2-task GPU-per-task job and a job over its account's GPU cap; one job that
 completed and one that failed. The figures are checked against what
@@ -74,6 +74,7 @@ def test_the_known_job_mix(capture):
     assert m[('slurm_nodes_drain',)] == 1
     assert m[('slurm_partition_gpus_total', 'gpu')] == 4 and m[('slurm_partition_gpus_total', 'short')] == 2
     assert m[('slurm_partition_gpus_idle', 'gpu')] == 0 and m[('slurm_partition_gpus_idle', 'short')] == 0
+    assert m[('slurm_partition_state', 'gpu', 'up')] == 1 and m[('slurm_partition_state', 'short', 'down')] == 1
     # typed GPUs counted once: Slurm lists gres/gpu=1 and gres/gpu:a100=1 for one GPU
     assert m[('slurm_account_gpus_running', 'vision')] == 1
     assert m[('slurm_account_gpus_running', 'nlp')] == 2
@@ -132,6 +133,8 @@ def test_the_figures_are_what_scontrol_says(capture):
     assert m[('slurm_gpus_alloc',)] == sum(_untyped_gpus(n.get('AllocTRES')) for n in nodes)
     assert m[('slurm_cpus_total',)] == sum(int(n['CPUTot']) for n in nodes)
     assert m[('slurm_memory_total_bytes',)] == sum(int(n['RealMemory']) for n in nodes) * 1024 * 1024
+    for p in _scontrol(capture['truth']['partitions']['stdout']):
+        assert m[('slurm_partition_state', p['PartitionName'], p['State'].lower())] == 1
 
 
 def test_a_failing_command_leaves_its_metrics_out(capture):
@@ -172,23 +175,33 @@ def test_requested_gpus(args, gpus):
     assert exporter.requested_gpus(*args) == gpus
 
 
-def test_account_fair_share(capture):
-    results, dummy = exporter.scrape(5, run=Replay(capture))
-    values = {s.name: dict((labels, v) for labels, v in s.values) for s in exporter.metrics_from(results)}
-    # Fair Tree gives accounts no FairShare: the classic factor (test_account_factor), below 1 once used
-    assert set(values['slurm_account_fairshare']) == {('research',), ('nlp',), ('vision',)}
-    assert all(0 < v <= 1 for v in values['slurm_account_fairshare'].values())
-    assert values['slurm_account_shares_normalized'] == {('research',): 0.5, ('nlp',): 0.4, ('vision',): 0.6}
-    assert set(values['slurm_account_usage_raw']) == {('research',), ('nlp',), ('vision',)}
+def _sshare(text):
+    """sshare -P rows as dicts by the exporter's column names (Slurm's own figures, the test's truth)."""
+    columns = exporter.COMMANDS['sshare'][-1].split(',')
+    return [dict(zip(columns, (c.strip() for c in line.split('|')))) for line in text.splitlines()]
 
 
-@pytest.mark.parametrize('line, factor', [
-    ('vision||60|0.600000|100|0.600000|', 0.5),    # usage equals share
-    ('vision||60|0.600000|100|0.000000|', 1.0),    # unused
-    ('vision||60|0.600000|100|0.300000|0.25', 0.25),  # classic algorithm: Slurm's own figure
-])
-def test_account_factor(line, factor):
-    assert exporter.parse_sshare(line)['vision']['fairshare'] == pytest.approx(factor)
+def test_fair_share_is_slurms_own(capture):
+    """The figures are sshare's, not a formula of ours: each user's FairShare factor, each account's
+    LevelFS (Fair Tree gives accounts no FairShare), shares and usage."""
+    m = values(exporter.metrics_from(exporter.scrape(5, run=Replay(capture))[0]))
+    rows = _sshare(capture['commands']['sshare']['stdout'])
+    users = {(r['User'], r['Account']): float(r['FairShare']) for r in rows if r['User'] and r['Account'] != 'root'}
+    assert users and {k[1:]: v for k, v in m.items() if k[0] == 'slurm_user_fairshare'} == users
+    accounts = [r for r in rows if not r['User'] and r['Account'] != 'root']
+    assert {r['Account'] for r in accounts} == {'research', 'nlp', 'vision'}
+    for r in accounts:
+        assert m[('slurm_account_level_fairshare', r['Account'])] == float(r['LevelFS'])
+        assert m[('slurm_account_shares_normalized', r['Account'])] == float(r['NormShares'])
+        assert m[('slurm_account_usage_raw', r['Account'])] == float(r['RawUsage'])
+    assert not any(k[0] == 'slurm_account_fairshare' for k in m)
+
+
+def test_an_unused_account_is_infinitely_below_its_share():
+    """Slurm's LevelFS is shares over usage: infinite (sshare prints inf) for an account that used nothing."""
+    out = 'vision||60|0.600000|0|0.000000||inf\n vision|vic|1|1.000000|0|0.000000|1.000000|inf\n'
+    parsed = exporter.parse_sshare(out)
+    assert parsed['accounts']['vision']['level'] == float('inf') and parsed['users'] == {('vision', 'vic'): 1.0}
 
 
 def test_served_through_prometheus_client(capture):
@@ -200,7 +213,7 @@ def test_served_through_prometheus_client(capture):
     assert 'slurm_gpus_alloc 3.0' in first
     assert 'slurm_jobs_pending{partition="gpu",reason="AssocGrpGRES"} 1.0' in first
     assert 'slurm_exporter_command_up{command="sshare"} 0.0' in first
-    assert 'slurm_account_fairshare' not in first.replace('# HELP', '')
+    assert 'slurm_user_fairshare' not in first.replace('# HELP', '')
     assert 'slurm_exporter_command_errors_total{command="sshare"} 1.0' in first
     assert 'slurm_exporter_command_errors_total{command="sshare"} 2.0' in second
     # names of the exporter dashboard 4323 reads, and counters as counters
@@ -415,12 +428,12 @@ def test_node_state_and_flag(text, state, flags):
 
 
 def test_every_bad_node_state_is_seen_and_free_gpus_are_usable_ones():
-    out = ('a|mixed|gpu*|1/1/0/2|gpu:2|gpu:1(IDX:0)|1|2|\n'
-           'b|idle*|gpu*|0/2/0/2|gpu:2|gpu:0|0|2|\n'
-           'c|idle~|gpu*|0/2/0/2|gpu:2|gpu:0|0|2|\n'
-           'd|inval|gpu*|0/0/2/2|gpu:3|gpu:0|0|2|\n'
-           'e|down*|gpu*|0/0/2/2|gpu:2|gpu:0|0|2|\n'
-           'f|drained|gpu*|0/0/2/2|gpu:2|gpu:0|0|2|\n')
+    out = ('a|mixed|gpu*|1/1/0/2|gpu:2|gpu:1(IDX:0)|1|2|up|\n'
+           'b|idle*|gpu*|0/2/0/2|gpu:2|gpu:0|0|2|up|\n'
+           'c|idle~|gpu*|0/2/0/2|gpu:2|gpu:0|0|2|up|\n'
+           'd|inval|gpu*|0/0/2/2|gpu:3|gpu:0|0|2|up|\n'
+           'e|down*|gpu*|0/0/2/2|gpu:2|gpu:0|0|2|up|\n'
+           'f|drained|gpu*|0/0/2/2|gpu:2|gpu:0|0|2|up|\n')
     m = values(exporter.metrics_from({'sinfo': exporter.parse_sinfo(out)}))
     assert m[('slurm_nodes_inval',)] == 1 and m[('slurm_nodes_idle',)] == 2 and m[('slurm_nodes_other',)] == 0
     assert m[('slurm_nodes_not_responding',)] == 2
@@ -432,6 +445,23 @@ def test_every_bad_node_state_is_seen_and_free_gpus_are_usable_ones():
     # only a's free GPU can be given to a job now: b does not answer, c is powered down
     assert m[('slurm_gpus_idle',)] == 1 and m[('slurm_gpus_other',)] == 2 + 2 + 3 + 2 + 2
     assert not any(k[0] == 'slurm_nodes_err' for k in m)
+
+
+def test_free_gpus_count_only_in_partitions_that_start_jobs():
+    """A partition DOWN queues jobs but starts none, an INACTIVE one neither; a DRAINED one starts those
+    queued. A node's free GPUs are free for the cluster where one of its partitions starts jobs."""
+    out = ('a|idle|gpu*|0/2/0/2|gpu:2|gpu:0|0|2|down|\n'
+           'a|idle|short|0/2/0/2|gpu:2|gpu:0|0|2|up|\n'
+           'b|idle|gpu*|0/2/0/2|gpu:2|gpu:0|0|2|down|\n'
+           'c|idle|old|0/2/0/2|gpu:2|gpu:0|0|2|inactive|\n'
+           'd|mixed|closing|1/1/0/2|gpu:2|gpu:1(IDX:0)|1|2|drain|\n')
+    m = values(exporter.metrics_from({'sinfo': exporter.parse_sinfo(out)}))
+    assert m[('slurm_partition_gpus_idle', 'gpu')] == 0 and m[('slurm_partition_gpus_idle', 'short')] == 2
+    assert m[('slurm_partition_gpus_idle', 'old')] == 0 and m[('slurm_partition_gpus_idle', 'closing')] == 1
+    assert m[('slurm_gpus_idle',)] == 2 + 1 and m[('slurm_gpus_other',)] == 2 + 2
+    assert m[('slurm_partition_gpus_total', 'gpu')] == 4
+    assert m[('slurm_partition_state', 'gpu', 'down')] == 1 and m[('slurm_partition_state', 'old', 'inactive')] == 1
+    assert m[('slurm_partition_state', 'closing', 'drain')] == 1
 
 
 def test_a_failing_command_is_served_from_its_last_good_result_with_its_age(capture):
@@ -449,11 +479,11 @@ def test_a_failing_command_is_served_from_its_last_good_result_with_its_age(capt
     second = generate_latest(registry).decode()
     assert 'slurm_exporter_command_up{command="sshare"} 0.0' in second
     assert 'slurm_exporter_command_age_seconds{command="sshare"} 120.0' in second
-    fair = [line for line in first.splitlines() if line.startswith('slurm_account_fairshare{')]
+    fair = [line for line in first.splitlines() if line.startswith('slurm_user_fairshare{')]
     assert fair and all(line in second.splitlines() for line in fair)
     now[0] += 181
     third = generate_latest(registry).decode()
-    assert 'slurm_account_fairshare{' not in third and 'slurm_exporter_command_age_seconds{command="sshare"}' not in third
+    assert 'slurm_user_fairshare{' not in third and 'slurm_exporter_command_age_seconds{command="sshare"}' not in third
     assert 'slurm_exporter_command_age_seconds{command="sinfo"} 0.0' in third
 
 

@@ -32,12 +32,12 @@ from collections import Counter, defaultdict
 # (for MinJobAge, 300 s by default) count in their end state.
 COMMANDS = {
     'sinfo': ['sinfo', '-h', '-a', '-N', '-O',
-              'NodeHost:|,StateLong:|,Partition:|,CPUsState:|,Gres:|,GresUsed:|,AllocMem:|,Memory:|'],
+              'NodeHost:|,StateLong:|,Partition:|,CPUsState:|,Gres:|,GresUsed:|,AllocMem:|,Memory:|,Available:|'],
     'squeue': ['squeue', '-h', '-a', '-r', '-t', 'all', '-O',
                'JobID:|,State:|,Partition:|,Account:|,UserName:|,Reason:|,NumCPUs:|,NumNodes:|,NumTasks:|,'
                'tres-alloc:|,tres-per-job:|,tres-per-node:|,tres-per-task:|'],
     'sdiag': ['sdiag'],
-    'sshare': ['sshare', '-h', '-a', '-P', '-o', 'Account,User,RawShares,NormShares,RawUsage,EffectvUsage,FairShare'],
+    'sshare': ['sshare', '-h', '-a', '-P', '-o', 'Account,User,RawShares,NormShares,RawUsage,EffectvUsage,FairShare,LevelFS'],
     'config': ['scontrol', 'show', 'config'],
 }
 
@@ -62,6 +62,10 @@ NODE_FLAGS = (('*', 'not_responding'), ('~', 'powered_down'), ('#', 'powering_up
 # Node states whose free GPUs a job can be given now, on a node that answers and is powered up.
 IN_SERVICE = ('alloc', 'comp', 'idle', 'mix')
 OUT_OF_REACH = ('not_responding', 'powered_down', 'powering_up', 'powering_down', 'power_down_pending')
+# A partition's state as sinfo writes it (Available): those whose nodes slurmctld gives to jobs. A drained
+# partition takes no new jobs but starts those queued; a down one queues but starts none; inactive neither.
+PARTITION_STATES = ('up', 'drain', 'down', 'inactive')
+PARTITION_SCHEDULES = ('up', 'drain')
 # Job states of jobs not ended yet; the others count while slurmctld holds the job.
 LIVE_STATES = ('pending', 'running', 'suspended', 'completing', 'configuring')
 JOB_STATES = ('pending', 'running', 'suspended', 'cancelled', 'completing', 'completed', 'configuring', 'failed',
@@ -114,28 +118,38 @@ def node_state(text):
 
 
 def parse_sinfo(out):
-    """Nodes (each once) and partitions from `sinfo -N -O ...|` lines (a node in two partitions has two)."""
-    nodes, partitions = {}, defaultdict(Counter)
+    """Nodes (each once) and partitions from `sinfo -N -O ...|` lines (a node in two partitions has two).
+
+    A node's free GPUs are free for jobs (gpus_idle) where the node takes jobs, answers and is powered up,
+    and in the partitions whose state lets slurmctld start jobs (up, drain); in the cluster's figure, where
+    at least one of its partitions does.
+    """
+    nodes, partitions, part_states = {}, defaultdict(Counter), {}
     for line in out.splitlines():
         cells = [c.strip() for c in line.split('|')]
-        if len(cells) < 8 or not cells[0]:
+        if len(cells) < 9 or not cells[0]:
             continue
-        name, state, partition, cpus, gres, gres_used, alloc_mem, memory = cells[:8]
+        name, state, partition, cpus, gres, gres_used, alloc_mem, memory, available = cells[:9]
         alloc, idle, other, total = (int(x) for x in cpus.split('/'))
         gpus_total, gpus_alloc = gpu_count(gres), gpu_count(gres_used)
         base, flags = node_state(state)
-        node = dict(state=base, flags=flags, cpus_alloc=alloc, cpus_idle=idle, cpus_other=other, cpus_total=total,
-                    gpus_total=gpus_total, gpus_alloc=gpus_alloc,
-                    mem_alloc=int(alloc_mem or 0), mem_total=int(memory or 0))
+        node = nodes.get(name) or dict(
+            state=base, flags=flags, cpus_alloc=alloc, cpus_idle=idle, cpus_other=other, cpus_total=total,
+            gpus_total=gpus_total, gpus_alloc=gpus_alloc, gpus_idle=0,
+            mem_alloc=int(alloc_mem or 0), mem_total=int(memory or 0))
+        nodes[name] = node
         # GPUs a job could be given now: not allocated, on a node that takes jobs, answers and is powered up
         usable = base in IN_SERVICE and not set(flags) & set(OUT_OF_REACH)
-        node['gpus_idle'] = gpus_total - gpus_alloc if usable else 0
-        nodes[name] = node
-        p = partitions[partition.rstrip('*')]
-        for key in ('cpus_alloc', 'cpus_idle', 'cpus_other', 'cpus_total', 'gpus_total', 'gpus_alloc', 'gpus_idle'):
+        free = gpus_total - gpus_alloc if usable and available in PARTITION_SCHEDULES else 0
+        node['gpus_idle'] = max(node['gpus_idle'], free)
+        partition = partition.rstrip('*')
+        part_states[partition] = available if available in PARTITION_STATES else 'other'
+        p = partitions[partition]
+        for key in ('cpus_alloc', 'cpus_idle', 'cpus_other', 'cpus_total', 'gpus_total', 'gpus_alloc'):
             p[key] += node[key]
+        p['gpus_idle'] += free
         p['nodes'] += 1
-    return nodes, dict(partitions)
+    return nodes, dict(partitions), part_states
 
 
 def _count(text):
@@ -244,29 +258,34 @@ def parse_sdiag(out):
     return found
 
 
-def parse_sshare(out):
-    """Per account (the account rows, not the user rows, nor the tree's root): its fair-share
-    factor, normalised shares and raw usage.
+def _number(text):
+    """sshare's figure, or None where it prints none; 'inf' is infinity (LevelFS of an account with no usage)."""
+    try:
+        return float(text)
+    except ValueError:
+        return None
 
-    Slurm's Fair Tree (the default since 19.05) gives a FairShare only to
-    users; an account's factor is then the classic one, 2^(-EffectvUsage /
-    NormShares): 1 unused, 0.5 when its usage equals its share, towards 0 above.
+
+def parse_sshare(out):
+    """Slurm's own fair-share figures, as sshare gives them: per account (its rows with no user, not the
+    tree's root) its normalised shares, raw usage and LevelFS; per user association (account, user) its
+    FairShare factor, the one the priority plugin uses.
+
+    Under Fair Tree (Slurm's default) sshare gives a FairShare factor to users only; an account's standing
+    among its siblings is its LevelFS (its shares over its usage: above 1 below its share, infinite unused).
     """
-    accounts = {}
+    accounts, users = {}, {}
     for line in out.splitlines():
         cells = [c.strip() for c in line.split('|')]
-        if len(cells) < 7 or not cells[0] or cells[1] or cells[0] == 'root':
+        if len(cells) < 8 or not cells[0] or cells[0] == 'root':
             continue
-        try:
-            norm, raw, used = float(cells[3]), float(cells[4]), float(cells[5])
-        except ValueError:
-            continue
-        if cells[6]:
-            factor = float(cells[6])
-        else:
-            factor = 2 ** (-used / norm) if norm > 0 else 0.0
-        accounts[cells[0]] = dict(fairshare=factor, shares=norm, usage=raw)
-    return accounts
+        account, user, norm, raw, factor, level = cells[0], cells[1], cells[3], cells[4], cells[6], cells[7]
+        if user:
+            if _number(factor) is not None:
+                users[(account, user)] = _number(factor)
+        elif _number(norm) is not None:
+            accounts[account] = dict(shares=_number(norm), usage=_number(raw) or 0.0, level=_number(level))
+    return dict(accounts=accounts, users=users)
 
 
 # What PrivateData may hide from a user who is not privileged.
@@ -344,7 +363,7 @@ def metrics_from(results, user=None):
         return s
 
     if 'sinfo' in results:
-        nodes, partitions = results['sinfo']
+        nodes, partitions, part_states = results['sinfo']
         states = Counter(n['state'] for n in nodes.values())
         for state in NODE_STATES:
             gauge('slurm_nodes_%s' % state, 'Nodes in state %s' % state, states.get(state, 0))
@@ -376,6 +395,10 @@ def metrics_from(results, user=None):
             src = key.replace('allocated', 'alloc')
             for name, p in sorted(partitions.items()):
                 s.add(p[src], name)
+        s = gauge('slurm_partition_state', 'Partition state (1 for the current one: up, drain, down, inactive; '
+                  'slurmctld starts jobs in up and drained ones)', labels=('partition', 'state'))
+        for name, state in sorted(part_states.items()):
+            s.add(1, name, state)
         per_node = (('slurm_node_gpus_total', 'GPUs of the node', 'gpus_total', 1),
                     ('slurm_node_gpus_allocated', 'GPUs of the node allocated to jobs', 'gpus_alloc', 1),
                     ('slurm_node_cpus_allocated', 'CPUs of the node allocated to jobs', 'cpus_alloc', 1),
@@ -436,13 +459,20 @@ def metrics_from(results, user=None):
             s.add(1 if kind in hidden else 0, kind)
 
     if 'sshare' in results:
+        accounts = results['sshare']['accounts']
         for key, name, help_text in (
-                ('fairshare', 'slurm_account_fairshare', 'Fair-share factor of the account (1 unused, 0.5 at its share)'),
+                ('level', 'slurm_account_level_fairshare', 'sshare LevelFS of the account: its shares over its '
+                 'usage among its siblings (above 1 below its share, +Inf unused)'),
                 ('shares', 'slurm_account_shares_normalized', 'Share of the cluster the account is entitled to'),
                 ('usage', 'slurm_account_usage_raw', 'Decayed usage of the account (sshare RawUsage)')):
             series = gauge(name, help_text, labels=('account',))
-            for account, values in sorted(results['sshare'].items()):
-                series.add(values[key], account)
+            for account, values in sorted(accounts.items()):
+                if values[key] is not None:
+                    series.add(values[key], account)
+        series = gauge('slurm_user_fairshare', 'sshare FairShare of the user in the account: the fair-share factor '
+                       'of the user\'s job priority (1 best, 0 worst)', labels=('user', 'account'))
+        for (account, user), factor in sorted(results['sshare']['users'].items()):
+            series.add(factor, user, account)
     return out
 
 
