@@ -1,5 +1,7 @@
 """Every task of every role carries one of its role's tags, <role>_install, <role>_configure or <role>_run,
-so that `--tags slurmd_configure` runs what it names and what it needs (README: Tags)."""
+so that `--tags slurmd_configure` runs what it names and what it needs; or `always` alone (its preflight,
+the facts and settings the others read), so that `--skip-tags slurmd_run` keeps it (docs/operations.md:
+Tags)."""
 import glob
 import os
 import re
@@ -50,8 +52,18 @@ def reads(task, name, role_vars=None):
 @pytest.mark.parametrize('role', ROLES)
 def test_every_task_has_a_tag_of_its_role(role):
     own = set('%s_%s' % (role, kind) for kind in KINDS)
-    untagged = ['%s: %s' % (path, task.get('name')) for path, task, tags in tasks_of(role) if not tags & own]
-    assert untagged == [], 'tag these with %s: %s' % (' or '.join(sorted(own)), untagged)
+    untagged = ['%s: %s' % (path, task.get('name')) for path, task, tags in tasks_of(role)
+                if not tags & (own | {'always'})]
+    assert untagged == [], 'tag these with %s or always: %s' % (' or '.join(sorted(own)), untagged)
+
+
+@pytest.mark.parametrize('role', ROLES)
+def test_a_task_tagged_always_carries_no_other_tag(role):
+    # --skip-tags X skips a task tagged X even where it is tagged always too: `--skip-tags <role>_run`
+    # would then skip the preflight and the facts every other task reads
+    mixed = ['%s: %s' % (path, task.get('name')) for path, task, tags in tasks_of(role)
+             if 'always' in tags and tags != {'always'}]
+    assert mixed == [], 'tag these [always] only: %s' % mixed
 
 
 @pytest.mark.parametrize('role', ROLES)
