@@ -84,6 +84,16 @@ def grafana_problems(settings):
     elif sha:
         out.append('grafana_package_sha256 is set but grafana_package_file is empty: give the package file too, '
                    'or neither')
+    try:
+        price = float(s['gpu_hour_price'])
+    except (TypeError, ValueError):
+        price = -1
+    if not 0 <= price < float('inf'):
+        out.append("grafana_gpu_hour_price '%s' is not a price: give the price of one GPU-hour as a number, 0 or "
+                   "more (it defaults to the inventory's gpu_usage_price)" % s['gpu_hour_price'])
+    if _UNSAFE.search(str(s['currency'])) or len(str(s['currency'])) > 16:
+        out.append("grafana_currency '%s' is not a currency such as EUR or USD (at most 16 characters, one line)"
+                   % s['currency'])
     if not str(s['dashboards_folder']).strip():
         out.append('grafana_dashboards_folder is empty: give the name of the folder the dashboards appear in')
     ini = grafana_ini_problems(s['ini_extra'], s['ini_managed'])
@@ -177,8 +187,36 @@ def grafana_dashboard_problems(own, extra, datasource_uid, dashboards_dir):
     return out
 
 
+PRICE_VARIABLE = 'gpu_hour_price'
+
+
+def _price_text(price):
+    """2.5 -> '2.5', 3 -> '3', 0.125 -> '0.125': the price as PromQL and Grafana show it."""
+    return ('%.6f' % float(price)).rstrip('0').rstrip('.')
+
+
+def grafana_dashboard_price(content, price, currency=''):
+    """The dashboard ``content`` (JSON text) with the price of one GPU-hour set: the value of its constant
+    variable ``gpu_hour_price``, and ``currency`` as the unit of the panels that multiply by it. A dashboard
+    without that variable is returned as it is; one with it, written as the role's files are (JSON, indent
+    2), so that the same price gives the same file."""
+    dashboard = json.loads(content)
+    variables = (dashboard.get('templating') or {}).get('list') or []
+    variable = next((v for v in variables if v.get('name') == PRICE_VARIABLE), None)
+    if variable is None:
+        return content
+    text = _price_text(price)
+    variable.update(query=text, current=dict(text=text, value=text))
+    unit = 'suffix: %s' % currency if currency else 'none'
+    for panel in dashboard.get('panels') or []:
+        if any('$' + PRICE_VARIABLE in (t.get('expr') or '') for t in panel.get('targets') or []):
+            panel.setdefault('fieldConfig', {}).setdefault('defaults', {})['unit'] = unit
+    return json.dumps(dashboard, indent=2) + '\n'
+
+
 class FilterModule(object):
     def filters(self):
         return {'grafana_problems': grafana_problems,
                 'grafana_ini_problems': grafana_ini_problems,
-                'grafana_dashboard_problems': grafana_dashboard_problems}
+                'grafana_dashboard_problems': grafana_dashboard_problems,
+                'grafana_dashboard_price': grafana_dashboard_price}

@@ -345,6 +345,22 @@ def test_install_false_is_idempotent_checks_clean_and_removes_what_it_no_longer_
     assert (root / 'var' / 'lib' / 'grafana' / 'dashboards' / 'gpuhpc' / 'gpuhpc-slurm.json').exists()
 
 
+def test_the_inventorys_price_of_a_gpu_hour_reaches_the_team_dashboard(tmp_path):
+    # gpu_usage_price and gpu_usage_currency, as group_vars/all sets them for the report too
+    rc, out, raw, root = render(tmp_path, gpu_usage_price=2.5, gpu_usage_currency='EUR')
+    assert rc == 0, raw
+    team = json.loads((root / 'var' / 'lib' / 'grafana' / 'dashboards' / 'gpuhpc' / 'gpuhpc-team-gpu-usage.json')
+                      .read_text())
+    assert [v['query'] for v in team['templating']['list'] if v['name'] == 'gpu_hour_price'] == ['2.5']
+    assert [p['fieldConfig']['defaults']['unit'] for p in team['panels'] if p['title'] == 'Cost by account'] == [
+        'suffix: EUR']
+    rc, out, raw, root = render(tmp_path, gpu_usage_price=2.5, gpu_usage_currency='EUR')
+    assert rc == 0 and re.search(r'monitor +: ok=\d+ +changed=0 ', raw), raw
+    # not a number: the argument spec names the variable (a negative one, preflight: test_grafana.py)
+    rc, out, raw, root = render(tmp_path, check=True, gpu_usage_price='2,5')
+    assert rc != 0 and "argument 'grafana_gpu_hour_price' is of type" in out and 'unable to convert to float' in out, raw
+
+
 def test_a_package_file_alone_is_installed_as_files(tmp_path):
     """grafana_package_file alone installs the file (grafana_install's
     default is then files), checked against its SHA-256 first."""

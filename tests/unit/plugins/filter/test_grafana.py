@@ -3,8 +3,9 @@ import os
 
 import pytest
 import yaml
-from ansible_collections.gpuhpc.slurm.plugins.filter.grafana import (FilterModule, grafana_dashboard_problems,
-                                                                     grafana_ini_problems, grafana_problems)
+from ansible_collections.gpuhpc.slurm.plugins.filter.grafana import (FilterModule, grafana_dashboard_price,
+                                                                     grafana_dashboard_problems, grafana_ini_problems,
+                                                                     grafana_problems)
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..', '..'))
 
@@ -12,7 +13,7 @@ DEFAULTS = yaml.safe_load(open(os.path.join(ROOT, 'roles', 'grafana', 'defaults'
 GOOD = {k[len('grafana_'):]: v for k, v in DEFAULTS.items()}
 # the templated defaults as the role settles them
 GOOD.update(admin_password='s3cret "quoted"', prometheus_scrape_interval='15s', install='package',
-            ini_managed={'server': {'http_port': 1}})
+            ini_managed={'server': {'http_port': 1}}, gpu_hour_price='0', currency='')
 
 
 def problems(**changes):
@@ -24,7 +25,9 @@ def test_good_input_has_no_problem():
     assert problems(root_url='https://grafana.example/', tls_cert_file='/c', tls_key_file='/k', install='files',
                     package_file='/srv/grafana_13.2.3_amd64.deb', package_sha256='A' * 64) == []
     assert problems(install='none', package_file='/srv/grafana_13.2.3_amd64.deb', package_sha256='A' * 64) == []
-    assert set(FilterModule().filters()) == {'grafana_problems', 'grafana_ini_problems', 'grafana_dashboard_problems'}
+    assert problems(gpu_hour_price='2.5', currency='EUR') == [] and problems(gpu_hour_price=3) == []
+    assert set(FilterModule().filters()) == {'grafana_problems', 'grafana_ini_problems', 'grafana_dashboard_problems',
+                                             'grafana_dashboard_price'}
 
 
 @pytest.mark.parametrize('changes, message', [
@@ -52,6 +55,10 @@ def test_good_input_has_no_problem():
     (dict(package_file='/srv/grafana.deb'), 'grafana_package_file needs grafana_package_sha256'),
     (dict(package_sha256='a' * 64), 'grafana_package_sha256 is set but grafana_package_file is empty'),
     (dict(dashboards_folder=' '), 'grafana_dashboards_folder is empty'),
+    (dict(gpu_hour_price='2,5'), "grafana_gpu_hour_price '2,5' is not a price"),
+    (dict(gpu_hour_price=-1), "grafana_gpu_hour_price '-1' is not a price"),
+    (dict(gpu_hour_price='inf'), "grafana_gpu_hour_price 'inf' is not a price"),
+    (dict(currency='EUR\n'), "grafana_currency 'EUR\n' is not a currency"),
     (dict(ini_extra={'server': {'http_port': 1, 'domain': 'x'}}),
      'grafana_ini_extra: [server] http_port is set by the role'),
 ])
@@ -99,3 +106,35 @@ def test_dashboards(tmp_path):
     found = grafana_dashboard_problems(own, [write(tmp_path, 'a.json', {'uid': 'z', 'title': 'Z'})], 'ds', '/dir')
     assert found == ["grafana_dashboards_extra[0] %s has the file name of the role's dashboard files/dashboards/a.json: "
                      'both go into /dir, so rename one' % (tmp_path / 'a.json')]
+
+
+TEAM = os.path.join(ROOT, 'roles', 'grafana', 'files', 'dashboards', 'gpuhpc-team-gpu-usage.json')
+
+
+def test_the_price_reaches_the_team_dashboard():
+    """One price (the inventory's gpu_usage_price, as the report's): the constant variable the cost panel
+    multiplies by, and the currency as that panel's unit."""
+    with open(TEAM) as f:
+        shipped = f.read()
+    # the shipped file is what the filter writes for no price: a rerun with the same price changes nothing
+    assert grafana_dashboard_price(shipped, 0) == shipped
+    priced = json.loads(grafana_dashboard_price(shipped, '2.50', 'EUR'))
+    [variable] = [v for v in priced['templating']['list'] if v['name'] == 'gpu_hour_price']
+    assert variable['type'] == 'constant' and variable['query'] == '2.5' and variable['current']['value'] == '2.5'
+    [cost] = [p for p in priced['panels'] if p['title'] == 'Cost by account']
+    assert cost['fieldConfig']['defaults']['unit'] == 'suffix: EUR'
+    assert cost['targets'][0]['expr'].endswith(' / 60 * $gpu_hour_price > 0)')
+    # the GPU-hours it prices are the GPU-hours panel's
+    [hours] = [p for p in priced['panels'] if p['title'] == 'GPU-hours by account']
+    assert cost['targets'][0]['expr'].replace(' * $gpu_hour_price > 0', '') == hours['targets'][0]['expr']
+    assert [p for p in priced['panels'] if p['title'] != 'Cost by account'] == [
+        p for p in json.loads(shipped)['panels'] if p['title'] != 'Cost by account']
+    other = '{"uid": "x", "title": "x", "panels": []}'
+    assert grafana_dashboard_price(other, 2.5, 'EUR') == other
+
+
+@pytest.mark.parametrize('price, text', [(0, '0'), (3, '3'), ('0.125', '0.125'), (2.5, '2.5'), (1e-7, '0')])
+def test_price_text(price, text):
+    with open(TEAM) as f:
+        priced = json.loads(grafana_dashboard_price(f.read(), price))
+    assert [v['query'] for v in priced['templating']['list'] if v['name'] == 'gpu_hour_price'] == [text]
