@@ -12,7 +12,7 @@
 #   - the series count;
 #   - 10 scrapes at once: their time, and how many command runs slurmctld
 #     answered (single-flight: one).
-# Cancels the jobs and starts Prometheus again afterwards. A time is printed,
+# Cancels its jobs (named gpuhpc-bench) and starts Prometheus again afterwards. A time is printed,
 # never asserted.
 #   bench/slurm_exporter_lab.sh [LAB_NAME]
 set -euo pipefail
@@ -21,8 +21,7 @@ ctl=$lab-ctl login=$lab-login monitor=$lab-monitor
 url=http://127.0.0.1:9341/metrics
 tmp=$(mktemp -d)
 cleanup() {
-  docker exec "$ctl" scancel -u nora >/dev/null 2>&1 || true
-  docker exec "$ctl" scancel -u vic >/dev/null 2>&1 || true
+  docker exec "$ctl" scancel -n gpuhpc-bench >/dev/null 2>&1 || true
   docker exec "$monitor" systemctl start prometheus >/dev/null 2>&1 || true
   rm -rf "$tmp"
 }
@@ -37,12 +36,20 @@ rpcs() {  # sdiag's RPC counts and total times by message type
   docker exec "$ctl" sdiag | sed -n '/by message type/,/by user/p' | grep '(' >"$1"
 }
 
+# Every task of an array counts against MaxJobCount (10,000 by default): a site that holds 20,000
+# jobs has raised it; so must the lab (site.yml -e '{"slurm_conf_extra": {"MaxJobCount": 50000}}').
+max_jobs=$(docker exec "$ctl" scontrol show config | awk '$1 == "MaxJobCount" {print $3}')
+if (( max_jobs < 25000 )); then
+  echo "bench/slurm_exporter_lab.sh: slurmctld's MaxJobCount is $max_jobs, too few for 20,000 array tasks and" \
+       "300 jobs: set slurm_conf_extra: {MaxJobCount: 50000} for the lab and run site.yml" >&2
+  exit 2
+fi
 docker exec "$monitor" systemctl stop prometheus
 echo "submitting 20 held arrays of 1000 tasks (nora) and 300 one-CPU jobs (vic)"
 docker exec "$login" runuser -u nora -- bash -c \
-  'cd /tmp && for i in $(seq 20); do sbatch -H --array=0-999 -o /dev/null --wrap true >/dev/null; done'
+  'cd /tmp && for i in $(seq 20); do sbatch -J gpuhpc-bench -H --array=0-999 -o /dev/null --wrap true >/dev/null; done'
 docker exec "$login" runuser -u vic -- bash -c \
-  'cd /tmp && for i in $(seq 300); do sbatch -n1 -o /dev/null --wrap "sleep 900" >/dev/null; done'
+  'cd /tmp && for i in $(seq 300); do sbatch -J gpuhpc-bench -n1 -o /dev/null --wrap "sleep 900" >/dev/null; done'
 sleep 10
 jobs=$(docker exec "$ctl" squeue -h -a -r -t all -o %i | wc -l)
 running=$(docker exec "$ctl" squeue -h -a -r -t running -o %i | wc -l)
