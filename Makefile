@@ -6,7 +6,7 @@
 SHELL := /bin/bash
 VENV := .venv/bin
 
-.PHONY: help deps engine lab lab-down test lint galaxy sanity unit integration molecule bench bench-db bench-sacctmgr bench-exporter bench-exporter-lab bench-verify bench-scale build clean
+.PHONY: help deps engine lab lab-down test lint galaxy sanity unit integration molecule bench bench-db bench-sacctmgr bench-exporter bench-exporter-lab bench-page bench-verify bench-scale build clean
 
 help:
 	@echo "make lab        bring up the lab cluster (containers) and run site.yml against it"
@@ -18,6 +18,7 @@ help:
 	@echo "make bench-sacctmgr  org chart of 1000 users, batched vs naive, on a running lab"
 	@echo "make bench-exporter  the slurm exporter on 1000 nodes / 20000 jobs of generated Slurm output"
 	@echo "make bench-exporter-lab  a scrape against a lab slurmctld holding 20000 jobs (bench/slurm_exporter_lab.sh)"
+	@echo "make bench-page  time from a stopped or frozen slurmd to the page at the lab's webhook (bench/page_time.sh)"
 	@echo "make bench-verify    the verify play's time and Prometheus' scrape figures on a running lab"
 	@echo "make bench-scale  site.yml's first converge and no-op rerun at 12 and 48 GPU nodes (bench/scale.sh)"
 	@echo "make build      build the collection tarball"
@@ -56,6 +57,9 @@ bench-exporter: deps
 
 bench-exporter-lab:
 	@bench/slurm_exporter_lab.sh
+
+bench-page:
+	@bench/page_time.sh
 
 bench-verify:
 	@bench/verify.sh

@@ -30,24 +30,25 @@ docker exec "$monitor" systemctl stop gpuhpc-webhook-sink gpuhpc-bench-sink >/de
 docker exec "$monitor" systemd-run --unit gpuhpc-bench-sink --collect \
   python3 /var/tmp/gpuhpc-bench-sink.py 127.0.0.1:9099 "$sink" >/dev/null
 
-delivered() {  # whether the sink holds the node's firing page
-  docker exec "$monitor" python3 - "$sink" "$node" <<'PY'
-import json, sys
-sink, node = sys.argv[1:]
+delivered() {  # whether the sink holds the node's firing page, of an alert that started after $1 (epoch)
+  docker exec -i "$monitor" python3 - "$sink" "$node" "$1" <<'PY'
+import datetime, json, sys
+sink, node, start = sys.argv[1], sys.argv[2], float(sys.argv[3])
 try:
     lines = open(sink).read().splitlines()
 except OSError:
     sys.exit(1)
 for line in lines:
     for a in json.loads(line)['alerts']:
+        began = datetime.datetime.fromisoformat(a['startsAt'][:19]).replace(tzinfo=datetime.timezone.utc).timestamp()
         if (a['status'] == 'firing' and a['labels'].get('alertname') in ('SlurmNodeNotResponding', 'SlurmNodeDown')
-                and node in (a['labels'].get('instance'), a['labels'].get('node'))):
+                and node in (a['labels'].get('instance'), a['labels'].get('node')) and began >= start - 1):
             sys.exit(0)
 sys.exit(1)
 PY
 }
 firing() {  # whether Prometheus has the node's page pending or firing
-  docker exec "$monitor" python3 - "$node" <<'PY'
+  docker exec -i "$monitor" python3 - "$node" <<'PY'
 import json, sys, urllib.parse, urllib.request
 query = 'ALERTS{alertname=~"SlurmNodeNotResponding|SlurmNodeDown",instance="%s"}' % sys.argv[1]
 answer = json.load(urllib.request.urlopen('http://127.0.0.1:9090/api/v1/query?query=' + urllib.parse.quote(query)))
@@ -60,7 +61,7 @@ measure() {  # fault name, the command that makes it, on the node
   docker exec "$monitor" rm -f "$sink"
   start=$(date +%s)
   docker exec "$lab-$node" "${@:2}"
-  until delivered; do
+  until delivered "$start"; do
     now=$(date +%s)
     (( now - start < 900 )) || { echo "$1: no page within 900 s" >&2; return 1; }
     sleep 2
@@ -82,6 +83,7 @@ settle() {  # slurmd back, the node in service, the page gone, Alertmanager fres
   sleep 5
 }
 
+settle true  # no page of the node open, Alertmanager fresh
 echo "| fault | fault to webhook |"
 echo "|---|---|"
 measure stopped systemctl stop slurmd
