@@ -6,6 +6,19 @@ set -euo pipefail
 log() { printf '[engine] %s\n' "$*" >&2; }
 die() { printf '[engine] ERROR: %s\n' "$*" >&2; exit 1; }
 
+# Each lab container runs systemd, which takes inotify instances of the
+# host's root user: at the kernel's default (128), two labs side by side and a
+# third starting leave the new containers' systemd waiting at boot for ever.
+# Raised where this may (root, a writable /proc/sys); said where it may not.
+instances=$(cat /proc/sys/fs/inotify/max_user_instances 2>/dev/null || echo 1024)
+if (( instances < 1024 )); then
+  if [[ $(id -u) -eq 0 ]] && sysctl -qw fs.inotify.max_user_instances=1024 2>/dev/null; then
+    log "fs.inotify.max_user_instances raised from $instances to 1024 (systemd in every lab container takes some)"
+  else
+    log "fs.inotify.max_user_instances is $instances: more than one lab at a time may hang at boot (sysctl -w fs.inotify.max_user_instances=1024 as root)"
+  fi
+fi
+
 if docker info >/dev/null 2>&1; then
   exit 0
 fi
