@@ -279,12 +279,13 @@ def parse_sshare(out):
         cells = [c.strip() for c in line.split('|')]
         if len(cells) < 8 or not cells[0] or cells[0] == 'root':
             continue
-        account, user, norm, raw, factor, level = cells[0], cells[1], cells[3], cells[4], cells[6], cells[7]
+        account, user = cells[0], cells[1]
+        norm, raw, factor, level = (_number(cells[i]) for i in (3, 4, 6, 7))
         if user:
-            if _number(factor) is not None:
-                users[(account, user)] = _number(factor)
-        elif _number(norm) is not None:
-            accounts[account] = dict(shares=_number(norm), usage=_number(raw) or 0.0, level=_number(level))
+            if factor is not None:
+                users[(account, user)] = factor
+        elif norm is not None:
+            accounts[account] = dict(shares=norm, usage=raw or 0.0, level=level)
     return dict(accounts=accounts, users=users)
 
 
