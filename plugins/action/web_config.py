@@ -38,7 +38,8 @@ class ActionModule(ActionBase):
             # a client on the controller's side only (Grafana's data source): the CA certificate, nothing written
             try:
                 pki = web_pki.ca_only(args.get('pki_dir', ''), ca_cert_path=args.get('ca_cert', ''),
-                                      ca_key_path=args.get('ca_key', ''), dry_run=bool(self._task.check_mode))
+                                      ca_key_path=args.get('ca_key', ''), dry_run=bool(self._task.check_mode),
+                                      days=int(args.get('days', 825)))
             except web_pki.PkiError as e:
                 raise AnsibleActionFail(str(e))
             result.update(changed=False, ca=pki['ca'], made=pki['made'], path='', ca_file='', password_file='')

@@ -19,7 +19,10 @@ description:
     C(cert.pem), C(key.pem) and exporter-toolkit's C(web-config.yml) into O(folder) on the host, with
     M(gpuhpc.slurm.config_files), in one call that logs nothing on the host and shows no diff.
   - O(state=absent) removes O(folder). O(state=ca) returns the CA's certificate only and writes nothing on the host.
-  - A host certificate is made again when its names or the CA change, or when it has less than 30 days left.
+  - A host certificate is made again when its names or the CA change, or when it has less than 30 days left
+    (unless it ends with the site's CA, which a new one could not outlive).
+  - The private CA is renewed, with the same key and name, once a host certificate made now would outlive
+    it; the certificates it signed stay valid, none is made again for it.
   - Used by the role gpuhpc.slurm.web_config; its README says how.
 options:
   folder:
@@ -108,7 +111,7 @@ ca:
   type: str
   returned: when state is ca
 made:
-  description: What was made on the controller in this run (C(ca), the host's name).
+  description: What was made on the controller in this run (C(ca), C(ca renewed), the host's name).
   type: list
   elements: str
   returned: always

@@ -29,6 +29,9 @@ import os
 
 # A certificate is made again when it has less than this left.
 RENEW_BEFORE = datetime.timedelta(days=30)
+# How long the private CA is valid; it is renewed (same key and name) once a
+# host certificate made now would outlive it.
+CA_DAYS = 3650
 # bcrypt's alphabet; the 22nd character of a salt carries 2 bits only.
 _BCRYPT_ALPHABET = './ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
 _BCRYPT_LAST = '.Oeu'
@@ -113,14 +116,15 @@ def _load_ca(cert_path, key_path):
     return cert, key
 
 
-def make_ca(common_name, days=3650):
-    """A new self-signed CA: (certificate, key)."""
+def make_ca(common_name, days=CA_DAYS, key=None, subject=None):
+    """A self-signed CA: (certificate, key). With the key and subject (an x509.Name) of a CA, that CA
+    renewed: what it signed stays valid under the new certificate."""
     from cryptography import x509
     from cryptography.hazmat.primitives import hashes
     from cryptography.hazmat.primitives.asymmetric import ec
     from cryptography.x509.oid import NameOID
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
+    key = key or ec.generate_private_key(ec.SECP256R1())
+    name = subject or x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
     now = _now()
     cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
             .serial_number(x509.random_serial_number())
@@ -135,7 +139,8 @@ def make_ca(common_name, days=3650):
 
 
 def make_host_cert(host, names, ca_cert, ca_key, days):
-    """A server certificate for host, for every name in names, signed by the CA: (certificate, key)."""
+    """A server certificate for host, for every name in names, signed by the CA: (certificate, key).
+    It ends after days, or with the CA if that is sooner."""
     from cryptography import x509
     from cryptography.hazmat.primitives import hashes
     from cryptography.hazmat.primitives.asymmetric import ec
@@ -146,7 +151,8 @@ def make_host_cert(host, names, ca_cert, ca_key, days):
             .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, host)]))
             .issuer_name(ca_cert.subject).public_key(key.public_key())
             .serial_number(x509.random_serial_number())
-            .not_valid_before(now - datetime.timedelta(minutes=5)).not_valid_after(now + datetime.timedelta(days=days))
+            .not_valid_before(now - datetime.timedelta(minutes=5))
+            .not_valid_after(min(now + datetime.timedelta(days=days), _not_after(ca_cert)))
             .add_extension(x509.SubjectAlternativeName(_general_names(names)), critical=False)
             .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
             .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
@@ -161,7 +167,8 @@ def make_host_cert(host, names, ca_cert, ca_key, days):
 
 
 def host_cert_current(cert, names, ca_cert, now=None):
-    """Whether cert may stay: issued by the CA, for exactly these names, not about to expire."""
+    """Whether cert may stay: issued by the CA, for exactly these names, not about to expire (or
+    ending with the CA, which a new one could not outlive), not outliving the CA."""
     from cryptography import x509
     now = now or _now()
     try:
@@ -171,22 +178,28 @@ def host_cert_current(cert, names, ca_cert, now=None):
     return (cert.issuer == ca_cert.subject
             and aki == x509.SubjectKeyIdentifier.from_public_key(ca_cert.public_key()).digest
             and cert_names(cert) == san_names(names)
-            and _not_after(cert) - now > RENEW_BEFORE
-            and _not_after(ca_cert) > _not_after(cert))
+            and (_not_after(cert) - now > RENEW_BEFORE or _not_after(cert) == _not_after(ca_cert))
+            and _not_after(ca_cert) >= _not_after(cert))
 
 
-def _ca(pki_dir, ca_cert_path, ca_key_path, ca_name, dry_run, made):
-    """The CA (certificate, key): the site's, or the private one of pki_dir, made when missing."""
+def _ca(pki_dir, ca_cert_path, ca_key_path, ca_name, dry_run, made, days):
+    """The CA (certificate, key): the site's, or the private one of pki_dir, made when missing and
+    renewed (same key and name: the certificates it signed stay valid) once a host certificate of
+    days made now would outlive it. A site CA is the site's to renew; a host certificate ends with it."""
     if ca_cert_path:
         return _load_ca(ca_cert_path, ca_key_path)
     ca_cert_path, ca_key_path = os.path.join(pki_dir, 'ca.pem'), os.path.join(pki_dir, 'ca-key.pem')
+    key = subject = None
     if os.path.exists(ca_cert_path):
-        return _load_ca(ca_cert_path, ca_key_path)
-    ca_cert, ca_key = make_ca(ca_name)
+        ca_cert, key = _load_ca(ca_cert_path, ca_key_path)
+        if _not_after(ca_cert) - _now() >= datetime.timedelta(days=days) + RENEW_BEFORE:
+            return ca_cert, key
+        subject = ca_cert.subject
+    ca_cert, ca_key = make_ca(ca_name, key=key, subject=subject)
     if not dry_run:
         _write(ca_key_path, _key_pem(ca_key), 0o600)
         _write(ca_cert_path, _cert_pem(ca_cert), 0o644)
-    made.append('ca')
+    made.append('ca renewed' if key else 'ca')
     return ca_cert, ca_key
 
 
@@ -203,14 +216,14 @@ def _checked(pki_dir, ca_cert_path, ca_key_path):
     return os.path.join(pki_dir, '.lock')
 
 
-def ca_only(pki_dir, ca_cert_path='', ca_key_path='', ca_name='gpuhpc.slurm cluster CA', dry_run=False):
+def ca_only(pki_dir, ca_cert_path='', ca_key_path='', ca_name='gpuhpc.slurm cluster CA', dry_run=False, days=825):
     """The CA's certificate (PEM), for a client that only checks the others: {'ca': PEM, 'made': [...]}."""
     if not have_cryptography():
         raise PkiError(NO_CRYPTOGRAPHY)
     lock_path, made = _checked(pki_dir, ca_cert_path, ca_key_path), []
     with open(lock_path, 'w') as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        ca_cert = _ca(pki_dir, ca_cert_path, ca_key_path, ca_name, dry_run, made)[0]
+        ca_cert = _ca(pki_dir, ca_cert_path, ca_key_path, ca_name, dry_run, made, days)[0]
     return {'ca': _cert_pem(ca_cert), 'made': made}
 
 
@@ -242,7 +255,7 @@ def ensure(pki_dir, host, names, days=825, ca_cert_path='', ca_key_path='', ca_n
     lock_path, made = _checked(pki_dir, ca_cert_path, ca_key_path), []
     with open(lock_path, 'w') as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        ca_cert, ca_key = _ca(pki_dir, ca_cert_path, ca_key_path, ca_name, dry_run, made)
+        ca_cert, ca_key = _ca(pki_dir, ca_cert_path, ca_key_path, ca_name, dry_run, made, days)
         cert_path = os.path.join(pki_dir, 'hosts', host + '.pem')
         key_path = os.path.join(pki_dir, 'hosts', host + '-key.pem')
         cert = key = None

@@ -69,6 +69,49 @@ def test_a_certificate_close_to_its_end_is_made_again(tmp_path):
     assert not web_pki.host_cert_current(fresh, ['n1'], ca, now=later)
 
 
+def _ca_ending_in(tmp_path, days, key):
+    """The private CA of key in tmp_path, as if made long ago: days left."""
+    cert = web_pki.make_ca('gpuhpc.slurm cluster CA', days=days, key=key)[0]
+    (tmp_path / 'ca.pem').write_text(web_pki._cert_pem(cert))
+    (tmp_path / 'ca-key.pem').write_text(web_pki._key_pem(key))
+    return cert
+
+
+def test_the_private_ca_is_renewed_with_its_key_once_a_host_certificate_would_outlive_it(tmp_path):
+    key = web_pki.make_ca('gpuhpc.slurm cluster CA')[1]
+    old = _ca_ending_in(tmp_path, 2000, key)
+    first = web_pki.ensure(str(tmp_path), 'n1', ['n1'])
+    assert first['made'] == ['n1'] and load(first['ca']) == old
+    # 800 days left: a new 825-day host certificate would outlive it
+    old = _ca_ending_in(tmp_path, 800, key)
+    renewed = web_pki.ensure(str(tmp_path), 'n2', ['n2'])
+    new = load(renewed['ca'])
+    assert renewed['made'] == ['ca renewed', 'n2']
+    assert new.subject == old.subject and new.public_key() == old.public_key()
+    assert web_pki._not_after(new) > web_pki._not_after(old) + datetime.timedelta(days=2800)
+    # what the old certificate signed stays, and is valid under the renewed one
+    again = web_pki.ensure(str(tmp_path), 'n1', ['n1'])
+    assert again['made'] == [] and again['cert'] == first['cert']
+    load(again['cert']).verify_directly_issued_by(new)
+    # and the next run renews nothing
+    assert web_pki.ensure(str(tmp_path), 'n2', ['n2'])['made'] == []
+
+
+def test_a_host_certificate_ends_with_a_site_ca_that_ends_first_and_is_not_made_again_each_run(tmp_path):
+    key = web_pki.make_ca('Site CA')[1]
+    ca = web_pki.make_ca('Site CA', days=100, key=key)[0]
+    (tmp_path / 'site.pem').write_text(web_pki._cert_pem(ca))
+    (tmp_path / 'site-key.pem').write_text(web_pki._key_pem(key))
+    site = dict(ca_cert_path=str(tmp_path / 'site.pem'), ca_key_path=str(tmp_path / 'site-key.pem'))
+    first = web_pki.ensure(str(tmp_path / 'pki'), 'n1', ['n1'], **site)
+    assert first['made'] == ['n1']
+    assert web_pki._not_after(load(first['cert'])) == web_pki._not_after(ca)
+    assert web_pki.ensure(str(tmp_path / 'pki'), 'n1', ['n1'], **site)['made'] == []
+    # within its last 30 days too: a new one could not last longer
+    later = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=80)
+    assert web_pki.host_cert_current(load(first['cert']), ['n1'], ca, now=later)
+
+
 @pytest.mark.parametrize('kwargs, words', [
     (dict(pki_dir='relative/pki'), 'is not an absolute path'),
     (dict(ca_cert_path='/site/ca.pem'), 'go together'),
